@@ -1,0 +1,26 @@
+"""Errors that name the file (and, where it helps, the position) they come from."""
+
+from __future__ import annotations
+
+
+class FinchunkError(Exception):
+    """Base class of every error finchunk raises on purpose."""
+
+
+class ParseError(FinchunkError):
+    """A document could not be parsed.
+
+    ``source`` names the file (or the document id when there is no file) and
+    ``position`` is a character offset or a human-readable location, when known.
+    """
+
+    def __init__(self, source: str, message: str, position: int | str | None = None) -> None:
+        self.source = source
+        self.message = message
+        self.position = position
+        where = f"{source}" if position is None else f"{source} (at {position})"
+        super().__init__(f"{where}: {message}")
+
+
+class InputError(FinchunkError):
+    """Bad user input other than a document body: a corpus table, a question file, an option."""

@@ -1,0 +1,1 @@
+"""Point-in-time XBRL fact store (see ``finchunk.facts.store``)."""

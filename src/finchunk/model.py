@@ -1,0 +1,207 @@
+"""The data model: documents, the elements parsers find in them, and chunks.
+
+The contract, everywhere in finchunk: a span is a ``(start, end)`` pair of Python ``str``
+indices into ``Document.text``, and ``doc.text[start:end]`` is the source of that span.
+Parsers never rewrite ``Document.text`` after computing offsets; chunkers only pack elements.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+from typing import Any
+
+Span = tuple[int, int]
+
+
+class ElementKind(StrEnum):
+    """What a parser found at a span."""
+
+    HEADING = "heading"
+    TEXT = "text"
+    TABLE = "table"
+    NOTE = "note"
+    LIST = "list"
+    #: Page headers, footers and page numbers: kept in the text, skipped by chunkers.
+    FURNITURE = "furniture"
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """One block of a document.
+
+    ``section`` is the path of heading texts above the element; for a heading it is the
+    path of the section the heading opens (its parents, then itself). ``cites`` are the
+    note marks the element cites (only marks whose note exists in the document), ``mark``
+    the mark a note defines, ``page`` the 1-based page it starts on (None when the
+    format has no pages).
+    """
+
+    kind: ElementKind
+    start: int
+    end: int
+    level: int = 0
+    section: tuple[str, ...] = ()
+    cites: tuple[str, ...] = ()
+    mark: str | None = None
+    page: int | None = None
+
+    @property
+    def span(self) -> Span:
+        return (self.start, self.end)
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, eq=False)
+class Document:
+    """A parsed document. ``text`` is the canonical text all offsets index into.
+
+    For Markdown it is exactly the input (CRLF, BOM and tabs stay where they are); for
+    HTML and PDF it is the parser's canonical rendering. ``pages`` holds the span of each
+    page, in order, when the format has pages (page ``i + 1`` is ``pages[i]``).
+    """
+
+    id: str
+    text: str
+    title: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    elements: tuple[Element, ...] = ()
+    pages: tuple[Span, ...] = ()
+    source: str | None = None
+
+    def slice(self, span: Span) -> str:
+        return self.text[span[0] : span[1]]
+
+    def element_text(self, element: Element) -> str:
+        return self.text[element.start : element.end]
+
+    def page_at(self, offset: int) -> int | None:
+        """1-based page holding ``offset`` (bisect over page starts), None without pages."""
+        if not self.pages:
+            return None
+        i = bisect_right(self._page_starts, offset) - 1
+        return max(i, 0) + 1
+
+    @cached_property
+    def _page_starts(self) -> list[int]:
+        return [p[0] for p in self.pages]
+
+    @cached_property
+    def outline(self) -> Outline:
+        """Section lookup for this document's headings (built once)."""
+        return Outline(self.elements)
+
+
+class Outline:
+    """Section lookup by offset in O(log n): bisect over the start offsets of headings."""
+
+    __slots__ = ("_starts", "_paths")
+
+    def __init__(self, elements: Iterable[Element]) -> None:
+        heads = [e for e in elements if e.kind is ElementKind.HEADING]
+        self._starts = [e.start for e in heads]
+        self._paths = [e.section for e in heads]
+
+    def section_at(self, offset: int) -> tuple[str, ...]:
+        """The section path in force at ``offset`` (the last heading starting at or before it)."""
+        i = bisect_right(self._starts, offset) - 1
+        return self._paths[i] if i >= 0 else ()
+
+
+def chunk_id(doc_id: str, spans: Sequence[Span], header: str) -> str:
+    """Deterministic chunk id: the document id and a digest of the spans and header."""
+    h = hashlib.blake2b(digest_size=8)
+    h.update(doc_id.encode("utf-8"))
+    for s, e in spans:
+        h.update(f"|{s}:{e}".encode("ascii"))
+    h.update(b"|" + header.encode("utf-8"))
+    return f"{doc_id}#{h.hexdigest()}"
+
+
+SPAN_JOINER = "\n\n"
+HEADER_JOINER = "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A unit of retrieval: a document id plus one or more spans into its text.
+
+    ``body`` is the span texts joined by a blank line, in the order of ``spans`` (reading
+    order of composition: a table, then the notes that qualify it). ``text`` is the
+    ``header`` line followed by the body, or the body alone when the header is empty: it
+    is what gets indexed and what ``chars`` counts.
+    """
+
+    id: str
+    doc_id: str
+    spans: tuple[Span, ...]
+    body: str
+    header: str = ""
+    section: tuple[str, ...] = ()
+    pages: tuple[int, ...] = ()
+    kind: str = "text"
+
+    @property
+    def text(self) -> str:
+        return f"{self.header}{HEADER_JOINER}{self.body}" if self.header else self.body
+
+    @property
+    def page(self) -> int | None:
+        return self.pages[0] if self.pages else None
+
+    @property
+    def start(self) -> int:
+        return min(s for s, _ in self.spans)
+
+    @classmethod
+    def build(
+        cls,
+        doc: Document,
+        spans: Sequence[Span],
+        *,
+        section: tuple[str, ...] = (),
+        header: str = "",
+        kind: str = "text",
+    ) -> Chunk:
+        """Make a chunk of ``doc`` from spans; the body is always the joined span slices."""
+        spans_t = tuple((int(s), int(e)) for s, e in spans)
+        body = SPAN_JOINER.join(doc.text[s:e] for s, e in spans_t)
+        pages: tuple[int, ...] = ()
+        if doc.pages:
+            seen: dict[int, None] = {}
+            for s, e in spans_t:
+                first = doc.page_at(s) or 1
+                last = doc.page_at(max(s, e - 1)) or first
+                for p in range(first, last + 1):
+                    seen[p] = None
+            pages = tuple(seen)
+        return cls(
+            id=chunk_id(doc.id, spans_t, header),
+            doc_id=doc.id,
+            spans=spans_t,
+            body=body,
+            header=header,
+            section=section,
+            pages=pages,
+            kind=kind,
+        )
+
+
+def merge_spans(spans: Iterable[Span]) -> list[Span]:
+    """Union of spans as sorted, disjoint spans (touching spans merge)."""
+    out: list[Span] = []
+    for s, e in sorted(spans):
+        if e <= s:
+            continue
+        if out and s <= out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
