@@ -1,10 +1,21 @@
-"""The ``finchunk`` command line. Each command group lives beside the code it drives."""
+"""The ``finchunk`` command line. Command groups live beside the code they drive."""
 
 from __future__ import annotations
 
-import typer
+import json
+from pathlib import Path
+from typing import Annotated
 
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from finchunk.chunk import Strategy, make_chunker
+from finchunk.cli_common import HeaderMode, parse_ks, parse_list, user_errors, write_json
+from finchunk.evaluate.report import print_eval_tables
+from finchunk.evaluate.run import Scope, Variant, evaluate
 from finchunk.facts.cli import app as facts_app
+from finchunk.parse import load
 
 app = typer.Typer(
     help="finchunk: chunk financial documents, retrieve, and measure recall against gold passages.",
@@ -12,6 +23,90 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(facts_app, name="facts")
+console = Console()
+
+
+@app.command()
+def chunk(
+    files: Annotated[list[Path], typer.Argument(help="Documents to chunk (Markdown, HTML, PDF).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output JSONL, one chunk a line.")],
+    strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
+    size: Annotated[int | None, typer.Option(help="Size limit in characters.")] = None,
+    overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
+    header: Annotated[bool, typer.Option("--header/--no-header", help="Context header.")] = False,
+) -> None:
+    """Chunk documents and write one JSON object per chunk: id, doc_id, spans, section, header,
+    text."""
+    with user_errors():
+        chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        n = 0
+        with out.open("w", encoding="utf-8") as fh:
+            for f in files:
+                doc = load(f)
+                for c in chunker.chunk(doc):
+                    row = {
+                        "id": c.id,
+                        "doc_id": c.doc_id,
+                        "spans": [list(s) for s in c.spans],
+                        "section": list(c.section),
+                        "page": c.page,
+                        "header": c.header,
+                        "text": c.text,
+                    }
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    n += 1
+        console.print(f"{n} chunks from {len(files)} file(s) → {out}")
+
+
+def _variants(strategies: str, header: HeaderMode) -> list[Variant]:
+    names = parse_list(strategies, Strategy, "--strategies")
+    return [
+        Variant(s.value, make_chunker(s, header=h)) for s in names for h in header.values()
+    ]
+
+
+@app.command("eval")
+def eval_cmd(
+    docs: Annotated[Path | None, typer.Option(help="Documents table (parquet/CSV).")] = None,
+    passages: Annotated[Path | None, typer.Option(help="Passages table (parquet/CSV).")] = None,
+    questions: Annotated[Path | None, typer.Option(help="Questions CSV (or quote JSONL).")] = None,
+    strategies: Annotated[str, typer.Option(help="Comma list.")] = "fixed,recursive,structure,bytitle",
+    header: Annotated[HeaderMode, typer.Option(help="Context header: on, off or both.")] = HeaderMode.BOTH,
+    k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 3,5.")] = "1-10",
+    scope: Annotated[Scope, typer.Option(help="corpus: one index; document: own docs only.")] = Scope.CORPUS,
+    threshold: Annotated[float, typer.Option(help="Coverage for a passage to count.")] = 0.5,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = None,
+) -> None:
+    """Score chunking strategies against gold passages: recall@k, complete, characters."""
+    with user_errors():
+        if docs is None or passages is None or questions is None:
+            raise typer.BadParameter("--docs, --passages and --questions are required")
+        from finchunk.evaluate.corpus import read_corpus
+
+        corpus = read_corpus(docs, passages, questions)
+        ks = parse_ks(k)
+        variants = _variants(strategies, header)
+        total = len(variants) * len(corpus.answerable)
+        with _progress() as bar:
+            task = bar.add_task("ranking", total=total)
+            report = evaluate(corpus, variants, ks, threshold=threshold, scope=scope,
+                              on_question=lambda: bar.advance(task))
+        print_eval_tables(console, report)
+        if json_out:
+            write_json(json_out, report)
+            console.print(f"report → {json_out}")
+
+
+def _progress() -> Progress:
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
 
 
 def main() -> None:

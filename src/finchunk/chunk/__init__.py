@@ -1,0 +1,78 @@
+"""Chunking strategies. Each is a frozen config whose ``chunk(doc)`` returns ``list[Chunk]``.
+
+* :class:`Fixed` — character windows with overlap;
+* :class:`Recursive` — split on the coarsest separator that works, merge neighbours;
+* :class:`Structure` — sections, whole tables, lists, notes carried by what cites them;
+* :class:`ByTitle` — the paper's element chunking (new chunk at each heading and table).
+
+Invariant (tested with hypothesis): for every chunk ``c`` of a document ``d``,
+``c.body == "\\n\\n".join(d.text[s:e] for s, e in c.spans)``, and every non-whitespace
+character of ``d``'s body outside headings lies in some chunk.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from finchunk.chunk.base import Chunker, context_header
+from finchunk.chunk.bytitle import ByTitle
+from finchunk.chunk.fixed import Fixed
+from finchunk.chunk.recursive import Recursive
+from finchunk.chunk.structure import Structure
+from finchunk.errors import InputError
+
+__all__ = [
+    "ByTitle",
+    "Chunker",
+    "Fixed",
+    "Recursive",
+    "Strategy",
+    "Structure",
+    "context_header",
+    "make_chunker",
+]
+
+
+class Strategy(StrEnum):
+    FIXED = "fixed"
+    RECURSIVE = "recursive"
+    STRUCTURE = "structure"
+    BYTITLE = "bytitle"
+
+
+DEFAULT_SIZES = {
+    Strategy.FIXED: 500,
+    Strategy.RECURSIVE: 500,
+    Strategy.STRUCTURE: 800,
+    Strategy.BYTITLE: 2048,
+}
+
+
+def parse_strategy(name: str) -> Strategy:
+    try:
+        return Strategy(name.strip().lower())
+    except ValueError:
+        choices = ", ".join(s.value for s in Strategy)
+        raise InputError(f"unknown strategy {name!r}; choose from {choices}") from None
+
+
+def make_chunker(
+    strategy: Strategy | str,
+    *,
+    size: int | None = None,
+    overlap: int | None = None,
+    header: bool = False,
+) -> Chunker:
+    """A chunker from a strategy name and the options the CLI exposes."""
+    s = strategy if isinstance(strategy, Strategy) else parse_strategy(strategy)
+    n = size if size is not None else DEFAULT_SIZES[s]
+    if s is Strategy.FIXED:
+        ov = overlap if overlap is not None else n // 10
+        return Fixed(size=n, overlap=ov, header=header)
+    if overlap:
+        raise InputError(f"{s.value}: --overlap applies to the fixed strategy only")
+    if s is Strategy.RECURSIVE:
+        return Recursive(size=n, header=header)
+    if s is Strategy.STRUCTURE:
+        return Structure(size=n, header=header)
+    return ByTitle(size=n, header=header)

@@ -1,0 +1,68 @@
+"""The packer both element strategies use: accumulate elements into a chunk under a budget.
+
+Neighbouring elements that follow each other in the document share one span (the text
+between them is whitespace), so a chunk of three paragraphs is one span and its body is
+exactly the source; attached notes from elsewhere add spans of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from finchunk.chunk.base import make_chunk
+from finchunk.model import Chunk, Document, Element, Span
+
+
+@dataclass(slots=True)
+class Run:
+    """The chunk being filled: its main spans, the notes attached to it, its size."""
+
+    doc: Document
+    header: bool
+    spans: list[Span] = field(default_factory=list)
+    notes: list[int] = field(default_factory=list)  # element indexes of attached notes
+    size: int = 0
+    section: tuple[str, ...] = ()
+    kinds: set[str] = field(default_factory=set)
+    _last_index: int = -2
+
+    def empty(self) -> bool:
+        return not self.spans
+
+    def add(self, index: int, element: Element) -> None:
+        if not self.spans:
+            self.section = element.section
+        if index == self._last_index + 1 and self.spans:
+            s, _ = self.spans[-1]
+            self.spans[-1] = (s, element.end)
+        else:
+            self.spans.append(element.span)
+        self._last_index = index
+        self.size += len(element)
+        self.kinds.add(str(element.kind))
+
+    def attach(self, note_index: int, note: Element) -> None:
+        if note_index not in self.notes:
+            self.notes.append(note_index)
+            self.size += len(note)
+
+    def note_cost(self, note_indexes: list[int], elements: tuple[Element, ...]) -> int:
+        return sum(len(elements[i]) for i in note_indexes if i not in self.notes)
+
+    def flush(self, out: list[Chunk]) -> None:
+        if not self.spans:
+            return
+        note_spans = [self.doc.elements[i].span for i in sorted(self.notes)]
+        kind = next(iter(self.kinds)) if len(self.kinds) == 1 else "mixed"
+        out.append(
+            make_chunk(
+                self.doc,
+                [*self.spans, *note_spans],
+                header=self.header,
+                section=self.section,
+                kind=kind,
+            )
+        )
+        self.spans, self.notes, self.size = [], [], 0
+        self.kinds = set()
+        self._last_index = -2

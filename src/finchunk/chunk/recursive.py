@@ -1,0 +1,93 @@
+"""Recursive splitting: cut on the coarsest separator that works, then merge neighbours.
+
+Every piece keeps its separator (it stays at the end of the piece before it), so the
+pieces tile the text and nothing is lost; only whitespace at chunk ends is trimmed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from finchunk.chunk.base import BodyText, window_chunks
+from finchunk.errors import InputError
+from finchunk.model import Chunk, Document, Span
+
+DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ")
+
+
+def _cut(text: str, start: int, end: int, sep: str) -> list[Span]:
+    """``[start, end)`` cut after each occurrence of ``sep``."""
+    out: list[Span] = []
+    pos = start
+    while True:
+        i = text.find(sep, pos, end)
+        if i < 0 or i + len(sep) >= end:
+            break
+        out.append((pos, i + len(sep)))
+        pos = i + len(sep)
+    out.append((pos, end))
+    return out
+
+
+def _split(text: str, start: int, end: int, size: int, seps: Sequence[str]) -> list[Span]:
+    """Pieces of at most ``size`` characters tiling ``[start, end)``."""
+    if end - start <= size:
+        return [(start, end)]
+    for i, sep in enumerate(seps):
+        pieces = _cut(text, start, end, sep)
+        if len(pieces) > 1:
+            rest = seps[i + 1 :]
+            out: list[Span] = []
+            for s, e in pieces:
+                out.extend(_split(text, s, e, size, rest) if e - s > size else [(s, e)])
+            return out
+    return [(s, min(s + size, end)) for s in range(start, end, size)]
+
+
+def merge_pieces(text: str, pieces: Sequence[Span], size: int) -> list[Span]:
+    """Merge neighbouring pieces while the trimmed result fits in ``size``."""
+    out: list[Span] = []
+    cur_s, cur_e = -1, -1
+    for s, e in pieces:
+        if cur_s < 0:
+            cur_s, cur_e = s, e
+            continue
+        if len(text[cur_s:e].strip()) <= size:
+            cur_e = e
+        else:
+            out.append((cur_s, cur_e))
+            cur_s, cur_e = s, e
+    if cur_s >= 0:
+        out.append((cur_s, cur_e))
+    return out
+
+
+def recursive_ranges(
+    text: str, start: int, end: int, size: int, separators: Sequence[str] = DEFAULT_SEPARATORS
+) -> list[Span]:
+    return merge_pieces(text, _split(text, start, end, size, separators), size)
+
+
+@dataclass(frozen=True, slots=True)
+class Recursive:
+    """LangChain-style recursive splitting with exact offsets."""
+
+    size: int = 500
+    separators: tuple[str, ...] = DEFAULT_SEPARATORS
+    header: bool = False
+
+    def __post_init__(self) -> None:
+        if self.size < 1:
+            raise InputError(f"recursive: size must be positive, got {self.size}")
+        if any(not s for s in self.separators):
+            raise InputError("recursive: separators must be non-empty strings")
+
+    @property
+    def name(self) -> str:
+        return "recursive"
+
+    def chunk(self, doc: Document) -> list[Chunk]:
+        body = BodyText(doc)
+        ranges = recursive_ranges(body.text, 0, len(body.text), self.size, self.separators)
+        return window_chunks(doc, body, ranges, header=self.header, kind="window")

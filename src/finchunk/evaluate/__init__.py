@@ -1,0 +1,1 @@
+"""Evaluation: gold passages, coverage, recall@k, budgets, breakdowns by question type."""

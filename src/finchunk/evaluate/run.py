@@ -1,0 +1,205 @@
+"""Run an evaluation: chunk a corpus with each variant, rank with BM25, score against gold.
+
+Ranking and scoring are separate steps: :func:`rank` produces, for every answerable
+question, the top chunks of one variant; :func:`summarize` turns rankings into the rows of
+the report (recall, complete, chars by k; recall by question type), and
+:func:`budget_rows` scores the same rankings under a character budget.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from statistics import fmean
+from typing import Any
+
+import numpy as np
+
+from finchunk.chunk import Chunker
+from finchunk.evaluate.corpus import Corpus, Question
+from finchunk.evaluate.metrics import (
+    DEFAULT_THRESHOLD,
+    GoldPassage,
+    QuestionScore,
+    score_chunks,
+    within_budget,
+)
+from finchunk.model import Chunk
+from finchunk.retrieve.bm25 import BM25Index
+
+IndexText = Callable[[Chunk], str]
+
+
+class Scope(StrEnum):
+    """Which chunks a question searches."""
+
+    CORPUS = "corpus"  # one index over every document
+    DOCUMENT = "document"  # only the question's own documents (a metadata filter)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One configuration under test: a chunker, how chunks are indexed, and a label."""
+
+    strategy: str
+    chunker: Chunker
+    retriever: str = "bm25"
+    index_text: IndexText | None = None  # default: chunk.text
+
+    @property
+    def header(self) -> bool:
+        return bool(self.chunker.header)
+
+
+@dataclass
+class Ranked:
+    variant: Variant
+    chunks: list[Chunk]
+    rankings: dict[str, list[int]] = field(default_factory=dict)  # question id → chunk idx
+
+    def delivered_text(self, i: int) -> str:
+        c = self.chunks[i]
+        f = self.variant.index_text
+        return f(c) if f else c.text
+
+
+def chunk_corpus(corpus: Corpus, chunker: Chunker) -> list[Chunk]:
+    return [c for d in corpus.documents for c in chunker.chunk(d)]
+
+
+def rank(
+    corpus: Corpus,
+    variant: Variant,
+    max_k: int,
+    *,
+    scope: Scope = Scope.CORPUS,
+    on_question: Callable[[], None] | None = None,
+) -> Ranked:
+    chunks = chunk_corpus(corpus, variant.chunker)
+    texts = [variant.index_text(c) for c in chunks] if variant.index_text else [
+        c.text for c in chunks
+    ]
+    index = BM25Index(texts)
+    doc_ids = np.array([c.doc_id for c in chunks], dtype=object)
+    ranked = Ranked(variant, chunks)
+    for q in corpus.answerable:
+        mask = None
+        if scope is Scope.DOCUMENT and q.doc_ids:
+            mask = np.isin(doc_ids, list(q.doc_ids))
+        ranked.rankings[q.id] = [i for i, _ in index.search(q.text, max_k, mask)]
+        if on_question:
+            on_question()
+    return ranked
+
+
+def gold_of(corpus: Corpus, q: Question) -> list[GoldPassage]:
+    return [GoldPassage(corpus.passages[p].doc_id, corpus.passages[p].span) for p in q.gold]
+
+
+@dataclass(frozen=True, slots=True)
+class _Delivered:
+    """A chunk as delivered: with ``index_text`` the delivered text is the indexed text."""
+
+    doc_id: str
+    spans: tuple[tuple[int, int], ...]
+    text: str
+
+    @classmethod
+    def of(cls, ranked: Ranked, i: int) -> _Delivered:
+        c = ranked.chunks[i]
+        return cls(c.doc_id, c.spans, ranked.delivered_text(i))
+
+
+def question_scores(
+    corpus: Corpus, ranked: Ranked, k: int, threshold: float
+) -> dict[str, QuestionScore]:
+    out = {}
+    for q in corpus.answerable:
+        top = [_Delivered.of(ranked, i) for i in ranked.rankings[q.id][:k]]
+        out[q.id] = score_chunks(top, gold_of(corpus, q), threshold)
+    return out
+
+
+def _row(ranked: Ranked, k: int, scores: Iterable[QuestionScore]) -> dict[str, Any]:
+    s = list(scores)
+    v = ranked.variant
+    return {
+        "strategy": v.strategy,
+        "header": v.header,
+        "retriever": v.retriever,
+        "k": k,
+        "recall": round(fmean(x.recall for x in s), 4) if s else 0.0,
+        "complete": round(fmean(float(x.complete) for x in s), 4) if s else 0.0,
+        "chars": round(fmean(x.chars for x in s), 1) if s else 0.0,
+        "questions": len(s),
+    }
+
+
+def summarize(
+    corpus: Corpus, ranked: Ranked, ks: Sequence[int], threshold: float = DEFAULT_THRESHOLD
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``results`` rows (one per k) and ``by_type`` rows (one per k and question type)."""
+    results, by_type = [], []
+    types = sorted({q.type for q in corpus.answerable})
+    for k in ks:
+        scores = question_scores(corpus, ranked, k, threshold)
+        results.append(_row(ranked, k, scores.values()))
+        grouped: dict[str, list[QuestionScore]] = defaultdict(list)
+        for q in corpus.answerable:
+            grouped[q.type].append(scores[q.id])
+        for t in types:
+            row = _row(ranked, k, grouped[t])
+            by_type.append({key: row[key] for key in ("strategy", "header", "retriever", "k")}
+                           | {"type": t, "recall": row["recall"], "questions": row["questions"]})
+    return results, by_type
+
+
+def budget_scores(
+    corpus: Corpus, ranked: Ranked, budget: int, threshold: float = DEFAULT_THRESHOLD
+) -> list[QuestionScore]:
+    """Chunks delivered in rank order until ``budget`` characters are spent."""
+    out = []
+    for q in corpus.answerable:
+        top = [_Delivered.of(ranked, i) for i in ranked.rankings[q.id]]
+        kept = within_budget(top, budget)
+        out.append(score_chunks(kept, gold_of(corpus, q), threshold))
+    return out
+
+
+def chunk_row(ranked: Ranked) -> dict[str, Any]:
+    n = len(ranked.chunks)
+    mean = fmean(len(ranked.delivered_text(i)) for i in range(n)) if n else 0.0
+    v = ranked.variant
+    return {"strategy": v.strategy, "header": v.header, "count": n, "mean_chars": round(mean, 1)}
+
+
+def corpus_row(corpus: Corpus) -> dict[str, int]:
+    return {
+        "documents": len(corpus.documents),
+        "passages": len(corpus.passages),
+        "questions": len(corpus.questions),
+        "answerable": len(corpus.answerable),
+    }
+
+
+def evaluate(
+    corpus: Corpus,
+    variants: Sequence[Variant],
+    ks: Sequence[int],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    scope: Scope = Scope.CORPUS,
+    on_question: Callable[[], None] | None = None,
+) -> dict[str, Any]:
+    """The report ``finchunk eval --json`` writes."""
+    report: dict[str, Any] = {"corpus": corpus_row(corpus), "results": [], "by_type": [],
+                              "chunks": []}
+    for v in variants:
+        ranked = rank(corpus, v, max(ks), scope=scope, on_question=on_question)
+        results, by_type = summarize(corpus, ranked, ks, threshold)
+        report["results"].extend(results)
+        report["by_type"].extend(by_type)
+        report["chunks"].append(chunk_row(ranked))
+    return report

@@ -1,0 +1,50 @@
+"""Parsers: each turns a file into a :class:`finchunk.model.Document` with elements.
+
+``load(path)`` picks the parser by file type: Markdown (``.md``, ``.markdown``, plain
+``.txt``), SEC HTML / inline XBRL (``.htm``, ``.html``, SGML submissions ``.txt``), PDF.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from finchunk.errors import ParseError
+from finchunk.model import Document
+
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown"})
+HTML_SUFFIXES = frozenset({".htm", ".html", ".xhtml"})
+PDF_SUFFIXES = frozenset({".pdf"})
+SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES | {".txt"}
+
+
+def _is_sgml_submission(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096).lstrip()
+    except OSError as exc:
+        raise ParseError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+    return head.startswith((b"<SEC-DOCUMENT>", b"<SEC-HEADER>", b"<DOCUMENT>", b"<IMS-DOCUMENT>"))
+
+
+def load(path: str | Path, doc_id: str | None = None) -> Document:
+    """Parse one file with the parser its type calls for."""
+    p = Path(path)
+    if not p.is_file():
+        raise ParseError(str(p), "no such file")
+    suffix = p.suffix.lower()
+    if suffix in MARKDOWN_SUFFIXES or (suffix == ".txt" and not _is_sgml_submission(p)):
+        from finchunk.parse.markdown import parse_markdown_file
+
+        return parse_markdown_file(p, doc_id)
+    if suffix in HTML_SUFFIXES or suffix == ".txt":
+        from finchunk.parse.html import parse_html_file
+
+        return parse_html_file(p, doc_id)
+    if suffix in PDF_SUFFIXES:
+        from finchunk.parse.pdf import parse_pdf_file
+
+        return parse_pdf_file(p, doc_id)
+    raise ParseError(
+        str(p), f"unsupported file type {suffix or '(none)'}; expected one of "
+        + ", ".join(sorted(SUPPORTED_SUFFIXES))
+    )

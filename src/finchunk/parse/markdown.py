@@ -1,0 +1,334 @@
+"""Markdown → elements, with a line-based block scanner.
+
+The scanner recognises the blocks financial Markdown is made of: ATX headings, GFM pipe
+tables (header row + delimiter row), bulleted and numbered lists, fenced code, paragraphs,
+and notes (a block that starts with a superscript mark such as ¹ or ¹⁰, a ``[^n]:``
+footnote definition, or a paragraph starting "Nota N." / "Note N." inside a notes
+section). ``tests/test_markdown.py`` checks its block boundaries against markdown-it-py.
+
+``Document.text`` is the input exactly as given (CRLF, BOM and tabs stay), so every element
+span indexes the original string.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from finchunk.errors import ParseError
+from finchunk.model import Document, Element, ElementKind
+
+SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_SUP_TO_DIGIT = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
+
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+_DELIM_ROW = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_SUP_NOTE = re.compile(r" {0,3}([⁰¹²³⁴⁵⁶⁷⁸⁹]+)(?![⁰¹²³⁴⁵⁶⁷⁸⁹])")
+_FOOTNOTE_DEF = re.compile(r" {0,3}\[\^([^\]\s]+)\]:")
+_NOTE_PARA = re.compile(r"(?:Nota|Note|NOTA|NOTE)\s+(\d{1,3})\b")
+_NOTES_SECTION = re.compile(r"\bnot(?:as?|es?)\b", re.IGNORECASE)
+
+# Citations inside a block.
+_SUP_CITE = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_UNIT_BEFORE = re.compile(r"(?:^|[^A-Za-z])(?:m|km|cm|mm|dm|ft|in|mi|yd|ha|μm|µm)$")
+_FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+_NOTE_REF = re.compile(r"\b(?:[Nn]otas?|[Nn]otes?|NOTAS?|NOTES?)\s+(\d{1,3})\b")
+
+
+def sup_mark(sup: str) -> str:
+    """``'¹⁰'`` → ``'10'``: the mark a superscript run names."""
+    return sup.translate(_SUP_TO_DIGIT)
+
+
+@dataclass(slots=True)
+class _Line:
+    start: int  # offset of the first character of the line
+    end: int  # offset after the line's content, before "\r\n" / "\n"
+    content: str  # the line without its line ending
+
+    @property
+    def blank(self) -> bool:
+        return not self.content.strip()
+
+
+def _lines(text: str) -> list[_Line]:
+    out: list[_Line] = []
+    pos, n = 0, len(text)
+    while pos <= n:
+        nl = text.find("\n", pos)
+        stop = n if nl < 0 else nl
+        end = stop - 1 if stop > pos and text[stop - 1] == "\r" else stop
+        out.append(_Line(pos, end, text[pos:end]))
+        if nl < 0:
+            break
+        pos = nl + 1
+    return out
+
+
+@dataclass(slots=True)
+class _Block:
+    kind: ElementKind
+    first: int  # index of first line
+    last: int  # index of last line (inclusive)
+    level: int = 0
+    heading: str = ""
+    mark: str | None = None
+
+
+def _is_table_start(lines: list[_Line], i: int) -> bool:
+    return (
+        "|" in lines[i].content
+        and i + 1 < len(lines)
+        and "|" in lines[i + 1].content
+        and "-" in lines[i + 1].content
+        and _DELIM_ROW.match(lines[i + 1].content) is not None
+    )
+
+
+def _starts_block(lines: list[_Line], i: int) -> bool:
+    """Whether line i interrupts a paragraph (starts a block of its own)."""
+    c = lines[i].content
+    return bool(
+        _ATX.match(c)
+        or _FENCE.match(c)
+        or _LIST_ITEM.match(c)
+        or _SUP_NOTE.match(c)
+        or _FOOTNOTE_DEF.match(c)
+        or _is_table_start(lines, i)
+    )
+
+
+_CAPTION_MAX = 100
+
+
+def _is_caption_of_table(lines: list[_Line], i: int) -> bool:
+    return (
+        i + 1 < len(lines)
+        and len(lines[i].content.strip()) <= _CAPTION_MAX
+        and "|" not in lines[i].content
+        and _is_table_start(lines, i + 1)
+    )
+
+
+def _scan_fence(lines: list[_Line], i: int) -> int:
+    fence = _FENCE.match(lines[i].content)
+    if fence is None:
+        return i
+    marker = fence.group(1)
+    j = i + 1
+    while j < len(lines):
+        stripped = lines[j].content.strip()
+        if stripped.startswith(marker[0] * len(marker)) and not stripped.strip(marker[0]):
+            return j
+        j += 1
+    return len(lines) - 1
+
+
+def _scan_table(lines: list[_Line], i: int) -> int:
+    j = i + 2
+    while j < len(lines) and not lines[j].blank and "|" in lines[j].content:
+        j += 1
+    return j - 1
+
+
+def _scan_list(lines: list[_Line], i: int) -> int:
+    last = i
+    j = i + 1
+    while j < len(lines):
+        line = lines[j]
+        if line.blank:
+            # A blank line continues a loose list only if an item or indented text follows.
+            k = j
+            while k < len(lines) and lines[k].blank:
+                k += 1
+            if k < len(lines) and (
+                _LIST_ITEM.match(lines[k].content) or lines[k].content[:1] in (" ", "\t")
+            ):
+                j = k
+                continue
+            break
+        if _LIST_ITEM.match(line.content) or line.content.startswith((" ", "\t")):
+            last = j
+        elif _starts_block(lines, j):
+            break
+        else:
+            last = j  # lazy continuation of the item's paragraph
+        j += 1
+    return last
+
+
+def _scan_paragraph(lines: list[_Line], i: int) -> int:
+    j = i + 1
+    while j < len(lines) and not lines[j].blank and not _starts_block(lines, j):
+        j += 1
+    return j - 1
+
+
+def _heading_text(content: str, hashes: int) -> str:
+    s = content.strip()[hashes:].strip()
+    s = re.sub(r"(?:^|[ \t]+)#+[ \t]*$", "", s)
+    return s.strip()
+
+
+def _blocks(lines: list[_Line]) -> Iterator[_Block]:
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        c = line.content
+        if line.blank:
+            i += 1
+            continue
+        if m := _ATX.match(c):
+            hashes = len(m.group(1))
+            yield _Block(ElementKind.HEADING, i, i, hashes, _heading_text(c, c.index("#") + hashes))
+            i += 1
+            continue
+        if _FENCE.match(c):
+            j = _scan_fence(lines, i)
+            yield _Block(ElementKind.TEXT, i, j)
+        elif _is_table_start(lines, i):
+            j = _scan_table(lines, i)
+            yield _Block(ElementKind.TABLE, i, j)
+        elif m := _SUP_NOTE.match(c):
+            j = _scan_paragraph(lines, i)
+            yield _Block(ElementKind.NOTE, i, j, mark=sup_mark(m.group(1)))
+        elif m := _FOOTNOTE_DEF.match(c):
+            j = _scan_paragraph(lines, i)
+            yield _Block(ElementKind.NOTE, i, j, mark="^" + m.group(1))
+        elif _LIST_ITEM.match(c):
+            j = _scan_list(lines, i)
+            yield _Block(ElementKind.LIST, i, j)
+        else:
+            j = _scan_paragraph(lines, i)
+            if j == i and _is_caption_of_table(lines, i):
+                # A one-line units/caption row glued to a table ("Millones de euros") is
+                # part of the table: it says how to read the numbers.
+                j = _scan_table(lines, i + 1)
+                yield _Block(ElementKind.TABLE, i, j)
+            else:
+                yield _Block(ElementKind.TEXT, i, j)
+        i = j + 1
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _note_ref_mark(number: str) -> str:
+    return f"note:{int(number)}"
+
+
+def _cites(body: str, defined: set[str], own: str | None) -> tuple[str, ...]:
+    found: dict[str, None] = {}
+    for m in _SUP_CITE.finditer(body):
+        mark = sup_mark(m.group(0))
+        if mark in defined and mark != own and not _is_unit_exponent(body, m):
+            found[mark] = None
+    if "[^" in body:
+        for m in _FOOTNOTE_REF.finditer(body):
+            mark = "^" + m.group(1)
+            if mark in defined and mark != own:
+                found[mark] = None
+    for m in _NOTE_REF.finditer(body):
+        mark = _note_ref_mark(m.group(1))
+        if mark in defined and mark != own:
+            found[mark] = None
+    return tuple(found)
+
+
+def _is_unit_exponent(body: str, m: re.Match[str]) -> bool:
+    if m.group(0) not in ("²", "³"):
+        return False
+    return _UNIT_BEFORE.search(body, max(0, m.start() - 4), m.start()) is not None
+
+
+def parse_markdown(
+    text: str,
+    doc_id: str,
+    *,
+    title: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    source: str | None = None,
+) -> Document:
+    """Parse Markdown ``text`` into a :class:`Document` whose elements index ``text``.
+
+    ``title`` defaults to the first heading's text, then to ``doc_id``.
+    """
+    lines = _lines(text)
+    if lines and lines[0].content.startswith("\ufeff"):
+        first = lines[0]
+        lines[0] = _Line(first.start + 1, first.end, first.content[1:])
+    raw: list[tuple[_Block, int, int, tuple[str, ...]]] = []
+    stack: list[tuple[int, str]] = []
+    for block in _blocks(lines):
+        start, end = _trimmed(text, lines[block.first].start, lines[block.last].end)
+        if start >= end:
+            continue
+        if block.kind is ElementKind.HEADING:
+            while stack and stack[-1][0] >= block.level:
+                stack.pop()
+            stack.append((block.level, block.heading))
+        section = tuple(h for _, h in stack)
+        if block.kind is ElementKind.TEXT and block.mark is None:
+            m = _NOTE_PARA.match(text, start)
+            if m and any(_NOTES_SECTION.search(h) for h in section):
+                block.kind, block.mark = ElementKind.NOTE, _note_ref_mark(m.group(1))
+        raw.append((block, start, end, section))
+    defined = {b.mark for b, *_ in raw if b.mark is not None}
+    elements = tuple(
+        Element(
+            kind=b.kind,
+            start=s,
+            end=e,
+            level=b.level,
+            section=sec,
+            cites=() if b.kind is ElementKind.HEADING else _cites(text[s:e], defined, b.mark),
+            mark=b.mark,
+        )
+        for b, s, e, sec in raw
+    )
+    if title is None:
+        title = next((b.heading for b, *_ in raw if b.kind is ElementKind.HEADING), "") or doc_id
+    return Document(
+        id=doc_id,
+        text=text,
+        title=title,
+        metadata=dict(metadata or {}),
+        elements=elements,
+        source=source,
+    )
+
+
+def read_text_file(path: str | Path) -> str:
+    """Read a UTF-8 text file exactly (no newline translation), with errors that name it."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ParseError(
+            str(p), f"not UTF-8 text (byte 0x{data[exc.start]:02x}); re-encode it as UTF-8",
+            position=f"byte {exc.start}, line {line}",
+        ) from exc
+
+
+def parse_markdown_file(path: str | Path, doc_id: str | None = None) -> Document:
+    """Parse a Markdown file; the document id defaults to the file's stem."""
+    p = Path(path)
+    text = read_text_file(p)
+    if not text.strip():
+        raise ParseError(str(p), "empty document: no text to chunk")
+    return parse_markdown(text, doc_id or p.stem, source=str(p))
