@@ -1,0 +1,270 @@
+"""The SQL side of the fact store: one SQLite file, one row per (entity, concept, unit, period,
+dimensions, accession), indexed for point-in-time lookups.
+
+Values are kept as canonical decimal text and dates as ISO text; both are converted back to
+``Decimal`` and ``date`` before they leave this module."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+from finchunk.errors import InputError
+from finchunk.facts.model import Dims, Fact, Filing, FrameRow, Observation, ParsedFacts, Period
+from finchunk.facts.names import dims_key
+from finchunk.facts.values import decimal_text
+
+SCHEMA_VERSION = 1
+_FAR_FUTURE = "9999-12-31"
+_KEY = "cik, concept, unit, period_end, period_start, dims, accn"
+_COLUMNS = (
+    "cik, concept, unit, period_start, period_end, days, dims, value, accn, form, filed, "
+    "decimals, fy, fp"
+)
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entities (cik INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE IF NOT EXISTS facts (
+    cik INTEGER NOT NULL,
+    concept TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    period_start TEXT NOT NULL,  -- '' for an instant
+    period_end TEXT NOT NULL,    -- the instant, or the last day of a duration
+    days INTEGER NOT NULL,       -- 0 for an instant, else days counting both ends
+    dims TEXT NOT NULL,          -- '' for the entity-wide value
+    value TEXT NOT NULL,
+    accn TEXT NOT NULL,
+    form TEXT NOT NULL,
+    filed TEXT NOT NULL,
+    decimals TEXT,
+    fy INTEGER,
+    fp TEXT,
+    PRIMARY KEY ({_KEY})
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS facts_frame ON facts (concept, period_end, period_start);
+CREATE INDEX IF NOT EXISTS facts_entity_periods ON facts (cik, period_end, days);
+"""
+
+
+@dataclass
+class LoadReport:
+    """What loading one file did. Conflicts are facts already in the store for the same
+    accession with a different value: the stored value is kept and the conflict reported."""
+
+    source: str
+    facts: int = 0
+    inserted: int = 0
+    already_present: int = 0
+    nil_facts: int = 0
+    duplicates_in_file: int = 0
+    conflicts: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class FactKey:
+    """Which fact: entity, concept, unit, exact period and dimensions."""
+
+    cik: int
+    concept: str
+    unit: str
+    period: Period
+    dims: Dims = ()
+
+
+def _period_text(period: Period) -> tuple[str, str]:
+    start = "" if period.start is None else period.start.isoformat()
+    return start, period.end.isoformat()
+
+
+def _period_of(start: str, end: str) -> Period:
+    return Period(end=date.fromisoformat(end), start=date.fromisoformat(start) if start else None)
+
+
+def _filing_of(accn: str, form: str, filed: str) -> Filing:
+    return Filing(accn=accn, form=form, filed=date.fromisoformat(filed))
+
+
+def _as_of_text(as_of: date | None) -> str:
+    return _FAR_FUTURE if as_of is None else as_of.isoformat()
+
+
+class FactDB:
+    """The SQL side of the fact store: a SQLite file (``":memory:"`` for a throwaway one)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        try:
+            self._db = sqlite3.connect(self.path)
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"{self.path}: not a usable fact store ({exc})") from exc
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+        )
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> FactDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- writing -------------------------------------------------------------------------
+
+    def add(self, parsed: ParsedFacts) -> LoadReport:
+        """Store every fact of a parsed file in one transaction."""
+        report = LoadReport(
+            source=parsed.source,
+            facts=len(parsed.facts),
+            nil_facts=parsed.nil_facts,
+            duplicates_in_file=parsed.duplicates,
+        )
+        with self._db:
+            self._db.execute("DROP TABLE IF EXISTS temp.staging")
+            self._db.execute(f"CREATE TEMP TABLE staging AS SELECT {_COLUMNS} FROM facts LIMIT 0")
+            self._db.executemany(
+                f"INSERT INTO staging ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                _rows(parsed.facts),
+            )
+            report.conflicts = self._conflicts()
+            before = self._db.total_changes
+            self._db.execute(
+                f"INSERT OR IGNORE INTO facts ({_COLUMNS}) SELECT {_COLUMNS} FROM staging"
+            )
+            report.inserted = self._db.total_changes - before
+            report.already_present = report.facts - report.inserted
+            self._db.execute("DROP TABLE temp.staging")
+            self._remember_entities(parsed)
+        return report
+
+    def _conflicts(self) -> list[str]:
+        rows = self._db.execute(
+            f"SELECT s.concept, s.unit, s.period_start, s.period_end, s.dims, s.accn, "
+            f"f.value, s.value FROM staging s JOIN facts f USING ({_KEY}) "
+            f"WHERE f.value != s.value ORDER BY {', '.join('s.' + k for k in _KEY.split(', '))}"
+        ).fetchall()
+        return [
+            f"{concept} [{unit}] {start or 'instant'}..{end} {dims} accn {accn}: "
+            f"stored {old}, file says {new}"
+            for concept, unit, start, end, dims, accn, old, new in rows
+        ]
+
+    def _remember_entities(self, parsed: ParsedFacts) -> None:
+        ciks = sorted({f.cik for f in parsed.facts})
+        self._db.executemany(
+            "INSERT INTO entities VALUES (?, ?) ON CONFLICT(cik) DO UPDATE SET "
+            "name = coalesce(excluded.name, entities.name)",
+            [(cik, parsed.entity_name if len(ciks) == 1 else None) for cik in ciks],
+        )
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def latest(self, key: FactKey, as_of: date | None) -> Observation | None:
+        """The value of the exact fact from the latest filing (filed date, then accession)
+        filed on or before ``as_of``."""
+        row = self._db.execute(
+            "SELECT value, accn, form, filed FROM facts WHERE cik=? AND concept=? AND unit=? "
+            "AND period_end=? AND period_start=? AND dims=? AND filed<=? "
+            "ORDER BY filed DESC, accn DESC LIMIT 1",
+            (*self._key_params(key), _as_of_text(as_of)),
+        ).fetchone()
+        if row is None:
+            return None
+        return Observation(Decimal(row[0]), key.unit, key.period, _filing_of(*row[1:]))
+
+    def observations(self, key: FactKey, as_of: date | None) -> list[Observation]:
+        """Every filing's value of the exact fact up to ``as_of``, in filed order."""
+        rows = self._db.execute(
+            "SELECT value, accn, form, filed FROM facts WHERE cik=? AND concept=? AND unit=? "
+            "AND period_end=? AND period_start=? AND dims=? AND filed<=? ORDER BY filed, accn",
+            (*self._key_params(key), _as_of_text(as_of)),
+        ).fetchall()
+        return [Observation(Decimal(r[0]), key.unit, key.period, _filing_of(*r[1:])) for r in rows]
+
+    @staticmethod
+    def _key_params(key: FactKey) -> tuple[object, ...]:
+        start, end = _period_text(key.period)
+        return (key.cik, key.concept, key.unit, end, start, dims_key(key.dims))
+
+    def frame_rows(
+        self, concept: str, period: Period, as_of: date | None, unit: str | None = None
+    ) -> list[FrameRow]:
+        """One entity-wide value per (entity, unit) for the exact period, as known on the date."""
+        start, end = _period_text(period)
+        unit_clause = "" if unit is None else "AND unit = ?"
+        params: list[object] = [concept, end, start, _as_of_text(as_of)]
+        if unit is not None:
+            params.append(unit)
+        rows = self._db.execute(
+            "SELECT cik, unit, value, accn, form, filed FROM ("
+            " SELECT cik, unit, value, accn, form, filed, ROW_NUMBER() OVER ("
+            "  PARTITION BY cik, unit ORDER BY filed DESC, accn DESC) AS rank"
+            " FROM facts WHERE concept=? AND period_end=? AND period_start=? AND dims=''"
+            f" AND filed<=? {unit_clause}) WHERE rank = 1 ORDER BY cik, unit",
+            params,
+        ).fetchall()
+        return [FrameRow(r[0], r[1], Decimal(r[2]), _filing_of(*r[3:])) for r in rows]
+
+    def units(self, cik: int, concept: str, dims: Dims = ()) -> list[str]:
+        rows = self._db.execute(
+            "SELECT DISTINCT unit FROM facts WHERE cik=? AND concept=? AND dims=? ORDER BY unit",
+            (cik, concept, dims_key(dims)),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def is_instant(self, cik: int, concept: str) -> bool | None:
+        """Whether the entity reports the concept at instants; None when it never reports it."""
+        row = self._db.execute(
+            "SELECT period_start = '' FROM facts WHERE cik=? AND concept=? LIMIT 1",
+            (cik, concept),
+        ).fetchone()
+        return None if row is None else bool(row[0])
+
+    def durations(
+        self, cik: int, first_end: date, last_end: date, as_of: date | None
+    ) -> list[tuple[Period, int]]:
+        """Entity-wide duration periods ending in [first_end, last_end] known on ``as_of``,
+        each with how many facts report it (the raw material of fiscal-calendar inference)."""
+        rows = self._db.execute(
+            "SELECT period_start, period_end, count(*) FROM facts WHERE cik=? AND period_end "
+            "BETWEEN ? AND ? AND days > 0 AND dims='' AND filed<=? "
+            "GROUP BY period_start, period_end ORDER BY period_end, period_start",
+            (cik, first_end.isoformat(), last_end.isoformat(), _as_of_text(as_of)),
+        ).fetchall()
+        return [(_period_of(start, end), count) for start, end, count in rows]
+
+    def entity_name(self, cik: int) -> str | None:
+        row = self._db.execute("SELECT name FROM entities WHERE cik=?", (cik,)).fetchone()
+        return None if row is None else row[0]
+
+    def count(self) -> int:
+        return self._db.execute("SELECT count(*) FROM facts").fetchone()[0]
+
+
+def _rows(facts: Iterable[Fact]) -> Iterator[tuple[object, ...]]:
+    for fact in facts:
+        start, end = _period_text(fact.period)
+        yield (
+            fact.cik,
+            fact.concept,
+            fact.unit,
+            start,
+            end,
+            fact.period.days,
+            dims_key(fact.dims),
+            decimal_text(fact.value),
+            fact.filing.accn,
+            fact.filing.form,
+            fact.filing.filed.isoformat(),
+            fact.decimals,
+            fact.fy,
+            fact.fp,
+        )
