@@ -1,0 +1,142 @@
+"""SEC filings as documents: 10-K/10-Q HTML, inline XBRL and full SGML submissions.
+
+``parse_html_file(path)`` reads the bytes (UTF-8, else the declared charset, else
+Windows-1252), unwraps an SGML submission to its main document, and parses it;
+``parse_html(html, doc_id)`` does the same from a string. The result's ``text`` is a
+canonical rendering built while walking the tree (headings on their own lines, blocks
+separated by blank lines, data tables as Markdown pipe tables, notes as their own blocks)
+and every element's span is recorded as the text is written.
+
+Pipeline: :mod:`html_walk` (DOM -> raw blocks, pages) -> :mod:`html_blocks` (tables
+resolved, furniture dropped) -> :mod:`html_outline` (headings, notes, lists) ->
+:mod:`html_write` (text and spans); metadata from :mod:`html_meta`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+
+from selectolax.lexbor import LexborHTMLParser
+
+from finchunk.errors import ParseError
+from finchunk.model import Document
+from finchunk.parse.html_blocks import Item, drop_furniture, resolve_tables
+from finchunk.parse.html_meta import complete, cover_metadata, dei_metadata, header_metadata, title
+from finchunk.parse.html_outline import outline
+from finchunk.parse.html_walk import Block, Para, Walker
+from finchunk.parse.html_write import write
+from finchunk.parse.sec_sgml import is_sgml, plain_text_blocks, split_submission
+
+__all__ = ["decode_bytes", "parse_html", "parse_html_file"]
+
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_\-:.]+)""", re.I)
+
+
+def parse_html_file(path: str | Path, doc_id: str | None = None) -> Document:
+    """Parse an HTML/iXBRL filing or an SGML ``.txt`` submission from disk.
+
+    ``doc_id`` defaults to the file name without its suffix. Raises :class:`ParseError`
+    naming the file when it cannot be read, is binary or has no readable text.
+    """
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ParseError(str(p), f"cannot read file: {e.strerror or e}") from e
+    text = decode_bytes(data, str(p))
+    return parse_html(text, doc_id or p.stem, source=str(p))
+
+
+def decode_bytes(data: bytes, source: str) -> str:
+    """Text of a filing: BOM, else UTF-8, else the ``<meta charset>``, else Windows-1252.
+
+    Latin-1 is the last resort (it decodes any byte); binary data is an error.
+    """
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                     (codecs.BOM_UTF16_BE, "utf-16")):  # fmt: skip
+        if data.startswith(bom):
+            try:
+                return data.decode(enc)
+            except UnicodeDecodeError as e:
+                raise ParseError(source, f"invalid {enc} text", position=e.start) from e
+    nul = data.find(b"\x00", 0, 65536)
+    if nul >= 0:
+        raise ParseError(source, "binary data (NUL byte), not HTML or SGML text", position=nul)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    m = _CHARSET.search(data[:4096])
+    candidates = [m.group(1).decode("ascii").lower()] if m else []
+    for enc in [*candidates, "cp1252"]:
+        try:
+            return data.decode(enc)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return data.decode("latin-1")
+
+
+def parse_html(html: str, doc_id: str, source: str | None = None) -> Document:
+    """Parse filing text (HTML, inline XBRL, or a full SGML submission) into a Document."""
+    where = source or doc_id
+    meta: dict[str, str] = {}
+    if is_sgml(html):
+        sub = split_submission(html)
+        meta = header_metadata(sub.header)
+        if not sub.is_html:
+            blocks, last_page = plain_text_blocks(sub.body)
+            return _build(blocks, last_page > 1, meta, doc_id, source, where)
+        html = sub.body
+    try:
+        tree = LexborHTMLParser(html)
+    except (ValueError, TypeError) as e:
+        raise ParseError(where, f"HTML parser failed: {e}") from e
+    root = tree.body or tree.root
+    if root is None:
+        raise ParseError(where, "no document body")
+    walker = Walker(targets=_link_targets(tree))
+    walker.walk(root)
+    walker.flush()
+    for key, value in dei_metadata(tree).items():
+        meta.setdefault(key, value)
+    paged = any(b.page > 1 for b in walker.out)
+    return _build(walker.out, paged, meta, doc_id, source, where)
+
+
+def _build(
+    blocks: list[Block],
+    paged: bool,
+    meta: dict[str, str],
+    doc_id: str,
+    source: str | None,
+    where: str,
+) -> Document:
+    items: list[Item] = drop_furniture(resolve_tables(blocks))
+    for key, value in cover_metadata([it for it in items if isinstance(it, Para)]).items():
+        meta.setdefault(key, value)
+    outs = outline(items)
+    text, elements, pages = write(outs, paged)
+    if not text.strip():
+        raise ParseError(where, "no readable text (empty body)")
+    meta = complete(meta)
+    return Document(
+        id=doc_id,
+        text=text,
+        title=title(meta, doc_id),
+        metadata=meta,
+        elements=elements,
+        pages=pages,
+        source=source,
+    )
+
+
+def _link_targets(tree: LexborHTMLParser) -> frozenset[str]:
+    """Ids that internal links (``href="#id"``) point to."""
+    out = set()
+    for a in tree.css('a[href^="#"]'):
+        href = a.attrs.get("href") or ""
+        if len(href) > 1:
+            out.add(href[1:])
+    return frozenset(out)

@@ -1,0 +1,90 @@
+"""Write classified blocks as the canonical text, recording each element's span as it goes.
+
+Blocks are separated by a blank line; a heading's section is its parents plus itself,
+every other element's section is the path of headings in force. Offsets come from the
+running length of the text written so far, never from searching the result.
+"""
+
+from __future__ import annotations
+
+from finchunk.model import Element, ElementKind, Span
+from finchunk.parse.html_outline import Out
+
+BLOCK_SEP = "\n\n"
+_CITE_LOOKAHEAD = 80
+
+
+def write(outs: list[Out], paged: bool) -> tuple[str, tuple[Element, ...], tuple[Span, ...]]:
+    """Canonical text, elements and page spans (empty when ``paged`` is False)."""
+    cites = _resolve_cites(outs)
+    parts: list[str] = []
+    elements: list[Element] = []
+    stack: list[tuple[int, str]] = []
+    pos = 0
+    for i, o in enumerate(outs):
+        if parts:
+            parts.append(BLOCK_SEP)
+            pos += len(BLOCK_SEP)
+        start = pos
+        parts.append(o.text)
+        pos += len(o.text)
+        if o.kind is ElementKind.HEADING:
+            while stack and stack[-1][0] >= o.level:
+                stack.pop()
+            stack.append((o.level, o.text))
+        elements.append(
+            Element(
+                kind=o.kind,
+                start=start,
+                end=pos,
+                level=o.level,
+                section=tuple(t for _, t in stack),
+                cites=cites.get(i, ()),
+                mark=o.mark,
+                page=o.page if paged else None,
+            )
+        )
+    text = "".join(parts)
+    pages = _page_spans(elements, len(text)) if paged else ()
+    return text, tuple(elements), pages
+
+
+def _resolve_cites(outs: list[Out]) -> dict[int, tuple[str, ...]]:
+    """Marks an element cites that a note defines after it, before the next heading."""
+    found: dict[int, tuple[str, ...]] = {}
+    n = len(outs)
+    for i, o in enumerate(outs):
+        if not o.marks:
+            continue
+        defined: set[str] = set()
+        for j in range(i + 1, min(n, i + 1 + _CITE_LOOKAHEAD)):
+            nxt = outs[j]
+            if nxt.kind is ElementKind.HEADING:
+                break
+            if nxt.kind is ElementKind.NOTE and nxt.mark is not None:
+                defined.add(nxt.mark)
+        hit = tuple(dict.fromkeys(m for m in o.marks if m in defined))
+        if hit:
+            found[i] = hit
+    return found
+
+
+def _page_spans(elements: list[Element], length: int) -> tuple[Span, ...]:
+    """Page ``p`` runs from its first element to the next page's first element."""
+    last = max((e.page or 1 for e in elements), default=1)
+    starts = [0] * (last + 1)
+    seen = [False] * (last + 2)
+    for e in elements:
+        p = e.page or 1
+        if not seen[p]:
+            seen[p] = True
+            starts[p - 1] = e.start
+    # Pages without elements (all furniture) start where the next page starts.
+    nxt = length
+    for p in range(last, 0, -1):
+        if not seen[p]:
+            starts[p - 1] = nxt
+        nxt = starts[p - 1]
+    starts[0] = 0
+    starts[last] = length
+    return tuple((starts[p], starts[p + 1]) for p in range(last))
