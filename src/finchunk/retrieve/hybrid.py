@@ -1,0 +1,77 @@
+"""Hybrid retrieval: reciprocal-rank fusion (RRF) of BM25 and dense rankings.
+
+``fused(d) = sum over retrievers of 1 / (c + rank(d))`` for the documents a retriever ranks
+in its top ``depth`` (rank 1 is the best); BM25 only ranks texts that share a term with the
+query. Ties keep text order, as everywhere in finchunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from finchunk.retrieve.bm25 import top_k
+
+
+class ScoringIndex(Protocol):
+    size: int
+
+    def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RRFParams:
+    c: int = 60
+    depth: int = 100
+
+
+def rrf_scores(
+    score_lists: Sequence[np.ndarray],
+    mask: np.ndarray | None = None,
+    params: RRFParams = RRFParams(),
+    *,
+    positive_only: Sequence[bool] = (),
+) -> np.ndarray:
+    """Fused RRF score per text from each retriever's raw scores (higher is better).
+
+    ``positive_only[i]`` means retriever ``i`` ranks only texts scoring above zero (BM25:
+    a text without any query term is not "ranked last", it is not ranked at all).
+    """
+    n = len(score_lists[0]) if score_lists else 0
+    fused = np.zeros(n, dtype=np.float64)
+    for i, scores in enumerate(score_lists):
+        keep = np.isfinite(scores) if mask is None else (mask & np.isfinite(scores))
+        if i < len(positive_only) and positive_only[i]:
+            keep = keep & (scores > 0)
+        ranked = top_k(scores, params.depth, keep)
+        idx = np.fromiter((j for j, _ in ranked), dtype=np.int64, count=len(ranked))
+        fused[idx] += 1.0 / (params.c + np.arange(1, len(idx) + 1))
+    if mask is not None:
+        fused[~mask] = -np.inf
+    return fused.astype(np.float32)
+
+
+class HybridIndex:
+    """RRF of a lexical and a dense index over the same texts."""
+
+    def __init__(
+        self, lexical: ScoringIndex, dense: ScoringIndex, params: RRFParams = RRFParams()
+    ) -> None:
+        self.lexical = lexical
+        self.dense = dense
+        self.params = params
+        self.size = lexical.size
+
+    def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray:
+        return rrf_scores(
+            [self.lexical.scores(query, mask), self.dense.scores(query, mask)],
+            mask,
+            self.params,
+            positive_only=(True, False),
+        )
+
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
+        return top_k(self.scores(query, mask), k, mask)

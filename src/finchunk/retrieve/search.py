@@ -1,0 +1,158 @@
+"""Search an index: filters, one of three retrievers, and hits that cite their source spans.
+
+Every hit carries its document id, spans and the cited text ``doc.text[start:end]`` of each
+span, read from the text stored in the index (the same text the spans were computed on).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from finchunk.errors import InputError
+from finchunk.retrieve.bm25 import top_k
+from finchunk.retrieve.dense import Embedder
+from finchunk.retrieve.filters import Filter, auto_filters, document_mask, relax
+from finchunk.retrieve.index import Index
+from finchunk.retrieve.retriever import RetrieverKind
+from finchunk.retrieve.text import normalize, query_terms
+
+_WORD_RE = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    k: int = 5
+    retriever: RetrieverKind = RetrieverKind.BM25
+    filters: tuple[Filter, ...] = ()
+    auto_filter: bool = False
+    per_document: bool = False
+
+
+@dataclass(frozen=True)
+class Hit:
+    rank: int
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: tuple[str, ...]
+    page: int | None
+    spans: tuple[tuple[int, int], ...]
+    score: float
+    text: str
+    citations: tuple[str, ...]  # doc.text[start:end] for each span
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "section": list(self.section),
+            "page": self.page,
+            "spans": [list(s) for s in self.spans],
+            "score": round(self.score, 6),
+            "text": self.text,
+        }
+
+
+@dataclass
+class SearchResult:
+    query: str
+    retriever: RetrieverKind
+    hits: list[Hit]
+    filters: list[Filter] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "retriever": self.retriever.value,
+            "filters": [str(f) for f in self.filters],
+            "notes": self.notes,
+            "results": [h.to_json() for h in self.hits],
+        }
+
+
+def resolve_filters(
+    index: Index, query: str, explicit: Sequence[Filter], auto: bool
+) -> tuple[list[Filter], list[str]]:
+    """The filters to apply and notes that say where they came from."""
+    filters, notes = list(explicit), []
+    if auto:
+        found = relax(index.doc_metadata, auto_filters(query, index.doc_metadata))
+        if found:
+            notes.append("auto-filter: " + ", ".join(map(str, found)))
+        else:
+            notes.append("auto-filter: nothing in the question matches the index's metadata; "
+                         "no filter")
+        filters += [f for f in found if f not in filters]
+    return filters, notes
+
+
+def chunk_mask(index: Index, filters: Sequence[Filter]) -> np.ndarray | None:
+    if not filters:
+        return None
+    return document_mask(index.doc_metadata, filters)[index.chunk_doc]
+
+
+def best_per_document(
+    scores: np.ndarray, chunk_doc: np.ndarray, k: int, positive: bool
+) -> list[tuple[int, float]]:
+    """The best chunk of each document (ties: first chunk), the ``k`` best documents."""
+    ok = np.isfinite(scores) & ((scores > 0) if positive else True)
+    idx = np.flatnonzero(ok)
+    if not idx.size:
+        return []
+    order = idx[np.lexsort((idx, -scores[idx], chunk_doc[idx]))]
+    firsts = order[np.r_[True, chunk_doc[order][1:] != chunk_doc[order][:-1]]]
+    mask = np.zeros(len(scores), dtype=bool)
+    mask[firsts] = True
+    return top_k(scores, k, mask)
+
+
+def search(
+    index: Index,
+    query: str,
+    options: SearchOptions = SearchOptions(),
+    *,
+    embedder: Embedder | None = None,
+) -> SearchResult:
+    if not query.strip():
+        raise InputError("empty question")
+    if options.k < 1:
+        raise InputError(f"-k must be at least 1, got {options.k}")
+    filters, notes = resolve_filters(index, query, options.filters, options.auto_filter)
+    mask = chunk_mask(index, filters)
+    result = SearchResult(query, options.retriever, [], filters, notes)
+    if mask is not None and not mask.any():
+        notes.append("no document matches the filters " + ", ".join(map(str, filters)))
+        return result
+    retriever = index.retriever(options.retriever, embedder)
+    positive = options.retriever is not RetrieverKind.DENSE
+    scores = retriever.scores(query, mask)
+    if options.per_document:
+        ranked = best_per_document(scores, index.chunk_doc, options.k, positive)
+        notes.append(f"per-document: best chunk of each of {len(ranked)} document(s)")
+    else:
+        keep = np.isfinite(scores) & (scores > 0) if positive else mask
+        ranked = top_k(scores, options.k, keep)
+    result.hits = [_hit(index, r + 1, i, s) for r, (i, s) in enumerate(ranked)]
+    return result
+
+
+def _hit(index: Index, rank: int, position: int, score: float) -> Hit:
+    c = index.chunk(position)
+    text = index.document_text(c.doc_id)
+    return Hit(rank, c.id, c.doc_id, index.title(c.doc_id), c.section, c.page, c.spans,
+               float(score), c.text, tuple(text[s:e] for s, e in c.spans))
+
+
+def term_spans(text: str, query: str) -> list[tuple[int, int]]:
+    """Where the query's terms occur in ``text`` (word by word, ignoring case and accents)."""
+    terms = set(query_terms(query))
+    return [m.span() for m in _WORD_RE.finditer(text) if normalize(m.group()) in terms]
