@@ -88,8 +88,9 @@ def resolve_filters(
         if found:
             notes.append("auto-filter: " + ", ".join(map(str, found)))
         else:
-            notes.append("auto-filter: nothing in the question matches the index's metadata; "
-                         "no filter")
+            notes.append(
+                "auto-filter: nothing in the question matches the index's metadata; no filter"
+            )
         filters += [f for f in found if f not in filters]
     return filters, notes
 
@@ -148,8 +149,18 @@ def search(
 def _hit(index: Index, rank: int, position: int, score: float) -> Hit:
     c = index.chunk(position)
     text = index.document_text(c.doc_id)
-    return Hit(rank, c.id, c.doc_id, index.title(c.doc_id), c.section, c.page, c.spans,
-               float(score), c.text, tuple(text[s:e] for s, e in c.spans))
+    return Hit(
+        rank,
+        c.id,
+        c.doc_id,
+        index.title(c.doc_id),
+        c.section,
+        c.page,
+        c.spans,
+        float(score),
+        c.text,
+        tuple(text[s:e] for s, e in c.spans),
+    )
 
 
 def term_spans(text: str, query: str) -> list[tuple[int, int]]:
