@@ -185,8 +185,10 @@ def _type_mentions(question: str, types: Sequence[str]) -> list[str]:
 
 def auto_filters(question: str, metas: Sequence[Mapping[str, str]]) -> list[Filter]:
     """Filters from what the question names that the index's documents also have."""
-    filters = [Filter("issuer", i) for i in _issuer_mentions(question, _distinct(metas, "issuer"))]
-    filters += [Filter("ticker", t) for t in _ticker_mentions(question, _distinct(metas, "ticker"))]
+    issuers = _issuer_mentions(question, _distinct(metas, "issuer"))
+    named = {m.get("ticker") for m in metas if m.get("issuer") in issuers}
+    tickers = [t for t in _ticker_mentions(question, _distinct(metas, "ticker")) if t not in named]
+    filters = [Filter("issuer", i) for i in issuers] + [Filter("ticker", t) for t in tickers]
     years = set(_distinct(metas, "year"))
     filters += [
         Filter("year", y)

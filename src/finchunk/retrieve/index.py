@@ -235,12 +235,11 @@ class Manifest:
 
 
 def _manifest_for(config: IndexConfig, dim: int | None) -> Manifest:
-    bm = BM25Params()
     return Manifest(
         format=FORMAT,
         finchunk_version=finchunk.__version__,
         chunking=config.chunking(),
-        bm25={"k1": bm.k1, "b": bm.b, "method": bm.method},
+        bm25=asdict(BM25Params()),
         dense={"model": config.model, "dim": dim} if config.model else None,
     )
 
@@ -385,20 +384,23 @@ class _Piece:
     doc_row: dict[str, Any] | None = None
 
 
-def _reusable(root: Path, config: IndexConfig) -> tuple[Index | None, str | None]:
-    """The live index when its chunks and vectors can be reused, else why not."""
-    if _live_generation(root) is None:
-        return None, None
+def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None, set[str]]:
+    """The live index when its chunks and vectors can be reused (else why not), and the ids
+    of the documents it holds."""
+    gen = _live_generation(root)
+    if gen is None:
+        return None, None, set()
+    ids = {d.id for d in Manifest.from_json(gen / MANIFEST).documents}
     try:
         old = Index.open(root)
     except IndexMismatchError as exc:
-        return None, str(exc)
+        return None, str(exc), ids
     m = old.manifest
     if m.chunking != config.chunking():
-        return None, f"chunking changed from {m.chunking} to {config.chunking()}"
+        return None, f"chunking changed from {m.chunking} to {config.chunking()}", ids
     if m.model != config.model:
-        return None, f"model changed from {m.model} to {config.model}"
-    return old, None
+        return None, f"model changed from {m.model} to {config.model}", ids
+    return old, None, ids
 
 
 def _fresh_piece(src: Source, chunker: Any) -> _Piece:
@@ -421,6 +423,7 @@ def _fresh_piece(src: Source, chunker: Any) -> _Piece:
 def _plan(
     sources: Sequence[Source],
     old: Index | None,
+    previous: set[str],
     config: IndexConfig,
     progress: Progress,
     report: BuildReport,
@@ -439,10 +442,10 @@ def _plan(
             report.unchanged.append(src.doc_id)
         else:
             pieces.append(_fresh_piece(src, chunker))
-            (report.updated if prev is not None else report.added).append(src.doc_id)
+            (report.updated if src.doc_id in previous else report.added).append(src.doc_id)
         progress.advance()
     given = {s.doc_id for s in sources}
-    report.removed = sorted(d for d in old_docs if d not in given)
+    report.removed = sorted(d for d in previous if d not in given)
     return pieces
 
 
@@ -507,8 +510,8 @@ def build_index(
         )
     _prepare_root(root)
     report = BuildReport(root)
-    old, report.rebuilt = _reusable(root, config)
-    pieces = _plan(sources, old, config, progress, report)
+    old, report.rebuilt, previous = _previous(root, config)
+    pieces = _plan(sources, old, previous, config, progress, report)
     chunks, origin = _assemble_chunks(pieces, old)
     manifest = _manifest_for(config, embedder.dim if embedder else None)
     manifest.documents = [p.entry for p in pieces]

@@ -1,0 +1,319 @@
+"""The persisted index: build, reopen, search every retriever, update, atomic swaps, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from finchunk.errors import InputError
+from finchunk.parse import load
+from finchunk.retrieve.bm25 import BM25Index
+from finchunk.retrieve.dense import HashingEmbedder
+from finchunk.retrieve.filters import parse_filter
+from finchunk.retrieve.index import (
+    Index,
+    IndexConfig,
+    IndexMismatchError,
+    build_index,
+    file_sources,
+)
+from finchunk.retrieve.lexical import LexicalIndex
+from finchunk.retrieve.retriever import RetrieverKind
+from finchunk.retrieve.search import SearchOptions, search
+
+REPSOL = """# Repsol informe anual 2024
+
+## Cifras clave
+
+| Concepto | 2024 | 2023 |
+|---|---|---|
+| Ingresos¹ | 13.668,9 | 12.450,0 |
+| EBITDA | 2.100,3 | 1.950,1 |
+
+¹ Ingresos netos de impuestos especiales.
+
+## Riesgos
+
+El grupo está expuesto al precio del crudo y a la volatilidad de los tipos de cambio.
+"""
+
+ACME = """# Acme Corp annual report 2023
+
+## Revenue
+
+Revenue increased 12% to $4.2 billion, driven by cloud subscriptions.
+
+## Risks
+
+Currency exchange rates and interest rates may affect results.
+"""
+
+FUND = """# Fondo Ejemplo KID
+
+## Costes
+
+Los gastos corrientes son del 1,25 % anual del patrimonio.
+
+## Objetivo
+
+El fondo invierte en renta variable europea.
+"""
+
+EMB = HashingEmbedder(256)
+CONFIG = IndexConfig(model=EMB.name)
+
+
+def write_corpus(root: Path) -> Path:
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "repsol.md").write_text(REPSOL, encoding="utf-8")
+    (docs / "repsol.meta.json").write_text(
+        json.dumps({"emisor": "Repsol, S.A.", "anio": 2024, "tipo": "informe_anual"})
+    )
+    (docs / "acme.md").write_text(ACME, encoding="utf-8")
+    (docs / "acme.meta.json").write_text(
+        json.dumps({"issuer": "Acme Corporation", "ticker": "ACME", "year": 2023, "form": "10-K"})
+    )
+    (docs / "fund.md").write_text(FUND, encoding="utf-8")
+    (docs / "fund.meta.json").write_text(json.dumps({"issuer": "Fondo Ejemplo", "tipo": "kid"}))
+    return docs
+
+
+def build(docs: Path, idx: Path, config: IndexConfig = CONFIG):
+    return build_index(file_sources([docs]), idx, config, embedder=EMB)
+
+
+def check_citations(docs: Path, hits) -> None:
+    for h in hits:
+        doc = load(docs / f"{h.doc_id}.md", h.doc_id)
+        assert [doc.text[s:e] for s, e in h.spans] == list(h.citations)
+        assert h.text.endswith("\n\n".join(h.citations))
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> tuple[Path, Path]:
+    docs = write_corpus(tmp_path)
+    idx = tmp_path / "idx"
+    report = build(docs, idx)
+    assert sorted(report.added) == ["acme", "fund", "repsol"]
+    return docs, idx
+
+
+@pytest.mark.parametrize("kind", list(RetrieverKind))
+def test_reopened_index_searches_with_each_retriever_and_cites_spans(corpus, kind):
+    docs, idx = corpus
+    index = Index.open(idx)
+    opts = SearchOptions(k=3, retriever=kind)
+    res = search(index, "interest rates currency exchange", opts, embedder=EMB)
+    assert res.hits and res.hits[0].doc_id == "acme"
+    assert "rates" in res.hits[0].text
+    check_citations(docs, res.hits)
+    res = search(index, "ingresos EBITDA 2024", opts, embedder=EMB)
+    assert res.hits[0].doc_id == "repsol"
+    assert "13.668,9" in res.hits[0].citations[0]
+    check_citations(docs, res.hits)
+
+
+def test_table_and_its_note_are_cited_as_two_spans(corpus):
+    docs, idx = corpus
+    res = search(Index.open(idx), "ingresos impuestos especiales", SearchOptions(k=1))
+    hit = res.hits[0]
+    assert len(hit.spans) == 2
+    assert hit.citations[1].startswith("¹ Ingresos netos")
+    check_citations(docs, res.hits)
+
+
+def test_explicit_filters_restrict_documents(corpus):
+    docs, idx = corpus
+    index = Index.open(idx)
+    for kind in RetrieverKind:
+        opts = SearchOptions(k=5, retriever=kind, filters=(parse_filter("issuer=repsol"),))
+        res = search(index, "riesgos tipos de cambio rates", opts, embedder=EMB)
+        assert res.hits and {h.doc_id for h in res.hits} == {"repsol"}
+    year = SearchOptions(k=5, filters=(parse_filter("year=2023"),))
+    assert {h.doc_id for h in search(index, "rates revenue", year).hits} == {"acme"}
+    kid = SearchOptions(k=5, filters=(parse_filter("doc_type=KID"),))
+    assert {h.doc_id for h in search(index, "gastos corrientes", kid).hits} == {"fund"}
+    none = SearchOptions(k=5, filters=(parse_filter("year=1999"),))
+    res = search(index, "rates", none)
+    assert res.hits == [] and "no document matches" in res.notes[-1]
+
+
+def test_auto_filter_uses_names_tickers_and_years_in_the_question(corpus):
+    _, idx = corpus
+    index = Index.open(idx)
+    opts = SearchOptions(k=5, auto_filter=True)
+    res = search(index, "What were ACME's risks from interest rates?", opts)
+    assert [str(f) for f in res.filters] == ["issuer=Acme Corporation"]
+    assert {h.doc_id for h in res.hits} == {"acme"}
+    res = search(index, "¿Riesgos de Repsol en 2024?", opts)
+    assert {str(f) for f in res.filters} == {"issuer=Repsol, S.A.", "year=2024"}
+    res = search(index, "which document mentions interest rates?", opts)
+    assert res.filters == [] and "no filter" in res.notes[0]
+
+
+def test_per_document_returns_best_chunk_of_each_document(corpus):
+    _, idx = corpus
+    index = Index.open(idx)
+    res = search(index, "riesgos risks rates crudo gastos", SearchOptions(k=10, per_document=True))
+    ids = [h.doc_id for h in res.hits]
+    assert sorted(ids) == ["acme", "fund", "repsol"] and len(set(ids)) == len(ids)
+    plain = search(index, "riesgos risks rates crudo gastos", SearchOptions(k=10))
+    for h in res.hits:
+        best = max(x.score for x in plain.hits if x.doc_id == h.doc_id)
+        assert h.score == pytest.approx(best)
+
+
+def test_update_reprocesses_only_changed_documents(corpus):
+    docs, idx = corpus
+    before = Index.open(idx)
+    acme_vec = np.array(before.vectors()[before.chunk_doc == 0])
+    (docs / "repsol.md").write_text(REPSOL.replace("crudo", "gas natural licuado"), "utf-8")
+    (docs / "fund.md").unlink()
+    (docs / "new.md").write_text("# Nuevo\n\nDividendo por acción de 0,50 euros.\n", "utf-8")
+    report = build(docs, idx)
+    assert report.updated == ["repsol"] and report.unchanged == ["acme"]
+    assert report.added == ["new"] and report.removed == ["fund"] and report.rebuilt is None
+    after = Index.open(idx)
+    assert [d.id for d in after.manifest.documents] == ["acme", "new", "repsol"]
+    np.testing.assert_array_equal(after.vectors()[after.chunk_doc == 0], acme_vec)
+    res = search(after, "gas natural licuado", SearchOptions(k=1))
+    assert res.hits[0].doc_id == "repsol" and "licuado" in res.hits[0].text
+    check_citations(docs, res.hits)
+    assert search(after, "crudo", SearchOptions(k=3)).hits == []
+    assert search(after, "gastos corrientes", SearchOptions(k=3)).hits == []
+    fresh = build_index(file_sources([docs]), docs.parent / "fresh", CONFIG, embedder=EMB)
+    assert fresh.chunks == report.chunks
+    again = Index.open(docs.parent / "fresh")
+    assert again.chunks.equals(after.chunks)
+    np.testing.assert_allclose(again.vectors(), after.vectors())
+
+
+def test_changed_chunking_rebuilds_everything(corpus):
+    docs, idx = corpus
+    report = build(docs, idx, IndexConfig(size=200, header=True, model=EMB.name))
+    assert report.rebuilt and "chunking changed" in report.rebuilt
+    assert report.unchanged == [] and len(report.updated) == 3
+    assert Index.open(idx).manifest.chunking["header"] is True
+
+
+def test_index_without_vectors_serves_bm25_and_says_dense_is_missing(tmp_path):
+    docs = write_corpus(tmp_path)
+    build_index(file_sources([docs]), tmp_path / "idx", IndexConfig())
+    index = Index.open(tmp_path / "idx")
+    assert search(index, "rates", SearchOptions(k=1)).hits[0].doc_id == "acme"
+    with pytest.raises(InputError, match="no dense vectors"):
+        search(index, "rates", SearchOptions(retriever=RetrieverKind.DENSE))
+
+
+def test_other_version_and_other_model_are_refused_clearly(corpus):
+    _, idx = corpus
+    with pytest.raises(IndexMismatchError, match="hashing-256.*hashing-64"):
+        Index.open(idx).dense(HashingEmbedder(64))
+    gen = idx / (idx / "CURRENT").read_text().strip()
+    manifest = json.loads((gen / "manifest.json").read_text())
+    manifest["finchunk_version"] = "0.0.1"
+    (gen / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IndexMismatchError, match="built by finchunk 0.0.1"):
+        Index.open(idx)
+
+
+def test_failed_build_leaves_previous_index_readable(corpus):
+    docs, idx = corpus
+
+    class Broken(HashingEmbedder):
+        def embed_passages(self, texts):
+            raise RuntimeError("embedding service fell over")
+
+    (docs / "acme.md").write_text(ACME.replace("cloud", "satellite"), "utf-8")
+    with pytest.raises(RuntimeError):
+        build_index(file_sources([docs]), idx, CONFIG, embedder=Broken(256))
+    index = Index.open(idx)
+    assert search(index, "cloud subscriptions", SearchOptions(k=1)).hits[0].doc_id == "acme"
+    report = build(docs, idx)
+    assert report.updated == ["acme"]
+    assert not [p for p in idx.iterdir() if p.name.startswith(".")]
+
+
+KILLED_BUILD = """
+import sys, time
+from pathlib import Path
+from finchunk.retrieve.dense import HashingEmbedder
+from finchunk.retrieve.index import IndexConfig, build_index, file_sources
+
+class Slow(HashingEmbedder):
+    def embed_passages(self, texts):
+        Path(sys.argv[3]).write_text("embedding")
+        time.sleep(60)
+
+build_index(file_sources([sys.argv[1]]), sys.argv[2], IndexConfig(model="hashing-256"),
+            embedder=Slow(256))
+"""
+
+
+def test_kill_9_during_build_leaves_previous_index(corpus, tmp_path):
+    docs, idx = corpus
+    (docs / "acme.md").write_text(ACME.replace("cloud", "satellite"), "utf-8")
+    flag = tmp_path / "flag"
+    child = subprocess.Popen([sys.executable, "-c", KILLED_BUILD, str(docs), str(idx), str(flag)])
+    deadline = time.monotonic() + 30
+    while not flag.exists() and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    assert flag.exists(), "child build never reached the embedding stage"
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    index = Index.open(idx)
+    assert search(index, "cloud", SearchOptions(k=1)).hits[0].doc_id == "acme"
+    assert build(docs, idx).updated == ["acme"]
+
+
+def test_stray_partial_generation_is_ignored(corpus):
+    _, idx = corpus
+    (idx / ".g000099.tmp").mkdir()
+    (idx / ".g000099.tmp" / "chunks.parquet").write_bytes(b"garbage")
+    assert Index.open(idx).size > 0
+
+
+def test_lexical_index_scores_equal_core_bm25(corpus, tmp_path):
+    _, idx = corpus
+    index = Index.open(idx)
+    texts = index.chunks.column("text").to_pylist()
+    core = BM25Index(texts)
+    saved = LexicalIndex.build(texts)
+    saved.save(tmp_path / "bm25")
+    loaded = LexicalIndex.load(tmp_path / "bm25", len(texts))
+    for q in ["ingresos 2024", "interest rates", "gastos corrientes del fondo", "nada"]:
+        np.testing.assert_allclose(loaded.scores(q), core.scores(q), rtol=1e-6)
+        assert loaded.search(q, 3) == core.search(q, 3)
+
+
+def test_bad_inputs_name_the_path(tmp_path):
+    with pytest.raises(InputError, match="no such index"):
+        Index.open(tmp_path / "missing")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "plain" / "notes.txt").write_text("mine")
+    with pytest.raises(InputError, match="not a finchunk index"):
+        Index.open(tmp_path / "plain")
+    docs = write_corpus(tmp_path)
+    with pytest.raises(InputError, match="not empty and is not a finchunk index"):
+        build_index(file_sources([docs]), tmp_path / "plain")
+    with pytest.raises(InputError, match="no such file"):
+        file_sources([tmp_path / "nope"])
+    (docs / "sub").mkdir()
+    (docs / "sub" / "x.md").write_text("# X\n\ntext\n")
+    (tmp_path / "x.md").write_text("# X2\n\ntext\n")
+    with pytest.raises(InputError, match="document id 'x'"):
+        file_sources([tmp_path / "x.md", docs / "sub" / "x.md"])
+    assert "sub/x" in {s.doc_id for s in file_sources([docs])}
+    (docs / "bad.meta.json").write_text("[1, 2]")
+    (docs / "bad.md").write_text("# Bad\n\ntext\n")
+    with pytest.raises(Exception, match="bad.meta.json"):
+        file_sources([docs])
