@@ -102,8 +102,8 @@ def quarter_ends(store: FactDB, fy: Period, cik: int, as_of: date | None) -> lis
 def quarters(store: FactDB, cik: int, fy: Period, as_of: date | None) -> list[Period]:
     """The fiscal quarters of the fiscal year ``fy`` whose bounds can be told (Q1 first)."""
     ends = quarter_ends(store, fy, cik, as_of)
-    starts = [_start_of(fy)] + [end + _ONE_DAY for end in ends[:-1]]
-    return [Period.duration(start, end) for start, end in zip(starts, ends, strict=True)]
+    starts = [_start_of(fy)] + [end + _ONE_DAY for end in ends]
+    return [Period.duration(start, end) for start, end in zip(starts, ends, strict=False)]
 
 
 def _start_of(fy: Period) -> date:

@@ -36,7 +36,8 @@ def resolve_unit(store: FactDB, cik: int, concept: str, unit: str | None, dims: 
         return unit
     units = store.units(cik, concept, dims)
     if not units:
-        raise InputError(f"CIK {cik} has no facts for {concept} in the store")
+        which = "with those dimensions" if dims else "entity-wide (without dimensions)"
+        raise InputError(f"CIK {cik} has no facts for {concept} {which} in the store")
     if len(units) > 1:
         raise InputError(
             f"{concept} of CIK {cik} is reported in several units "

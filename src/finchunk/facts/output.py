@@ -1,0 +1,92 @@
+"""JSON-ready dicts and one-line texts of answers (values as decimal strings, dates ISO)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from finchunk.facts.model import Answer, Derivation, FrameRow, Observation, Period
+from finchunk.facts.values import decimal_text
+
+
+def _start(period: Period | None) -> str | None:
+    return None if period is None or period.start is None else period.start.isoformat()
+
+
+def _end(period: Period | None) -> str | None:
+    return None if period is None else period.end.isoformat()
+
+
+def derivation_json(derived: Derivation) -> dict[str, Any]:
+    return {
+        "method": derived.method,
+        "inputs": [
+            {
+                "sign": "+" if item.sign > 0 else "-",
+                "value": decimal_text(item.value),
+                "start": _start(item.period),
+                "end": _end(item.period),
+                "accn": item.filing.accn,
+                "form": item.filing.form,
+                "filed": item.filing.filed.isoformat(),
+            }
+            for item in derived.inputs
+        ],
+    }
+
+
+def answer_json(answer: Answer) -> dict[str, Any]:
+    """``{"value", "unit", "start", "end", "accn", "form", "filed", "derived", ...}``. A derived
+    value has no accession of its own; its ``filed`` is the day its last input was filed."""
+    filing = answer.filing
+    filed = filing.filed if filing else _derived_filed(answer.derived)
+    return {
+        "value": None if answer.value is None else decimal_text(answer.value),
+        "unit": answer.unit,
+        "start": _start(answer.period),
+        "end": _end(answer.period),
+        "accn": filing.accn if filing else None,
+        "form": filing.form if filing else None,
+        "filed": filed.isoformat() if filed else None,
+        "derived": derivation_json(answer.derived) if answer.derived else None,
+        "cik": answer.cik,
+        "concept": answer.concept,
+        "reason": answer.reason,
+    }
+
+
+def _derived_filed(derived: Derivation | None):
+    return max(item.filing.filed for item in derived.inputs) if derived else None
+
+
+def observation_json(obs: Observation) -> dict[str, Any]:
+    return {
+        "value": decimal_text(obs.value),
+        "accn": obs.filing.accn,
+        "form": obs.filing.form,
+        "filed": obs.filing.filed.isoformat(),
+    }
+
+
+def frame_row_json(row: FrameRow) -> dict[str, Any]:
+    return {
+        "cik": row.cik,
+        "value": decimal_text(row.value),
+        "unit": row.unit,
+        "accn": row.filing.accn,
+        "form": row.filing.form,
+        "filed": row.filing.filed.isoformat(),
+    }
+
+
+def answer_line(answer: Answer) -> str:
+    data = answer_json(answer)
+    period = f"{data['start']}..{data['end']}" if data["start"] else f"instant {data['end']}"
+    if data["value"] is None:
+        where = "" if answer.period is None else f" {period}"
+        return f"{answer.concept}{where}: no value ({answer.reason})"
+    source = (
+        f"{data['form']} {data['accn']} filed {data['filed']}"
+        if answer.filing
+        else f"derived {answer.derived.method if answer.derived else ''}, known {data['filed']}"
+    )
+    return f"{answer.concept} {period}: {data['value']} {data['unit']} ({source})"
