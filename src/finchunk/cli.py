@@ -61,9 +61,7 @@ def chunk(
 
 def _variants(strategies: str, header: HeaderMode) -> list[Variant]:
     names = parse_list(strategies, Strategy, "--strategies")
-    return [
-        Variant(s.value, make_chunker(s, header=h)) for s in names for h in header.values()
-    ]
+    return [Variant(s.value, make_chunker(s, header=h)) for s in names for h in header.values()]
 
 
 @app.command("eval")
@@ -71,12 +69,20 @@ def eval_cmd(
     docs: Annotated[Path | None, typer.Option(help="Documents table (parquet/CSV).")] = None,
     passages: Annotated[Path | None, typer.Option(help="Passages table (parquet/CSV).")] = None,
     questions: Annotated[Path | None, typer.Option(help="Questions CSV (or quote JSONL).")] = None,
-    strategies: Annotated[str, typer.Option(help="Comma list.")] = "fixed,recursive,structure,bytitle",
-    header: Annotated[HeaderMode, typer.Option(help="Context header: on, off or both.")] = HeaderMode.BOTH,
+    strategies: Annotated[
+        str, typer.Option(help="Comma list.")
+    ] = "fixed,recursive,structure,bytitle",
+    header: Annotated[
+        HeaderMode, typer.Option(help="Context header: on, off or both.")
+    ] = HeaderMode.BOTH,
     k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 3,5.")] = "1-10",
-    scope: Annotated[Scope, typer.Option(help="corpus: one index; document: own docs only.")] = Scope.CORPUS,
+    scope: Annotated[
+        Scope, typer.Option(help="corpus: one index; document: own docs only.")
+    ] = Scope.CORPUS,
     threshold: Annotated[float, typer.Option(help="Coverage for a passage to count.")] = 0.5,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the report as JSON.")
+    ] = None,
 ) -> None:
     """Score chunking strategies against gold passages: recall@k, complete, characters."""
     with user_errors():
@@ -90,8 +96,14 @@ def eval_cmd(
         total = len(variants) * len(corpus.answerable)
         with _progress() as bar:
             task = bar.add_task("ranking", total=total)
-            report = evaluate(corpus, variants, ks, threshold=threshold, scope=scope,
-                              on_question=lambda: bar.advance(task))
+            report = evaluate(
+                corpus,
+                variants,
+                ks,
+                threshold=threshold,
+                scope=scope,
+                on_question=lambda: bar.advance(task),
+            )
         print_eval_tables(console, report)
         if json_out:
             write_json(json_out, report)

@@ -41,7 +41,8 @@ def parse_ks(spec: str) -> list[int]:
             else:
                 out.add(int(part))
     except ValueError:
-        raise InputError(f"--k: expected a range like 1-10 or a list like 3,5; got {spec!r}")
+        msg = f"--k: expected a range like 1-10 or a list like 3,5; got {spec!r}"
+        raise InputError(msg) from None
     if not out or min(out) < 1:
         raise InputError(f"--k: values must be positive integers; got {spec!r}")
     return sorted(out)

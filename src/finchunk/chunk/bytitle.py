@@ -44,13 +44,13 @@ class ByTitle:
                 only_headings = False
                 continue
             if e.kind is ElementKind.HEADING:
-                if not only_headings:
+                if not only_headings or run.size + run.cost(i, e) > self.size:
                     run.flush(out)
                 run.add(i, e)
                 run.section = e.section
                 only_headings = True
                 continue
-            if not run.empty() and not only_headings and run.size + len(e) > self.size:
+            if not run.empty() and not only_headings and run.size + run.cost(i, e) > self.size:
                 run.flush(out)
             run.add(i, e)
             only_headings = False

@@ -29,16 +29,21 @@ class Run:
     def empty(self) -> bool:
         return not self.spans
 
+    def cost(self, index: int, element: Element) -> int:
+        """Characters ``element`` adds: with the whitespace before it when it joins a span."""
+        if self.spans and index == self._last_index + 1:
+            return element.end - self.spans[-1][1]
+        return len(element)
+
     def add(self, index: int, element: Element) -> None:
         if not self.spans:
             self.section = element.section
-        if index == self._last_index + 1 and self.spans:
-            s, _ = self.spans[-1]
-            self.spans[-1] = (s, element.end)
+        self.size += self.cost(index, element)
+        if self.spans and index == self._last_index + 1:
+            self.spans[-1] = (self.spans[-1][0], element.end)
         else:
             self.spans.append(element.span)
         self._last_index = index
-        self.size += len(element)
         self.kinds.add(str(element.kind))
 
     def attach(self, note_index: int, note: Element) -> None:

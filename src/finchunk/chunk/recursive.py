@@ -30,21 +30,6 @@ def _cut(text: str, start: int, end: int, sep: str) -> list[Span]:
     return out
 
 
-def _split(text: str, start: int, end: int, size: int, seps: Sequence[str]) -> list[Span]:
-    """Pieces of at most ``size`` characters tiling ``[start, end)``."""
-    if end - start <= size:
-        return [(start, end)]
-    for i, sep in enumerate(seps):
-        pieces = _cut(text, start, end, sep)
-        if len(pieces) > 1:
-            rest = seps[i + 1 :]
-            out: list[Span] = []
-            for s, e in pieces:
-                out.extend(_split(text, s, e, size, rest) if e - s > size else [(s, e)])
-            return out
-    return [(s, min(s + size, end)) for s in range(start, end, size)]
-
-
 def merge_pieces(text: str, pieces: Sequence[Span], size: int) -> list[Span]:
     """Merge neighbouring pieces while the trimmed result fits in ``size``."""
     out: list[Span] = []
@@ -52,8 +37,7 @@ def merge_pieces(text: str, pieces: Sequence[Span], size: int) -> list[Span]:
     for s, e in pieces:
         if cur_s < 0:
             cur_s, cur_e = s, e
-            continue
-        if len(text[cur_s:e].strip()) <= size:
+        elif len(text[cur_s:e].strip()) <= size:
             cur_e = e
         else:
             out.append((cur_s, cur_e))
@@ -66,7 +50,36 @@ def merge_pieces(text: str, pieces: Sequence[Span], size: int) -> list[Span]:
 def recursive_ranges(
     text: str, start: int, end: int, size: int, separators: Sequence[str] = DEFAULT_SEPARATORS
 ) -> list[Span]:
-    return merge_pieces(text, _split(text, start, end, size, separators), size)
+    """Ranges of at most ``size`` (after trimming) tiling ``[start, end)``.
+
+    As LangChain's RecursiveCharacterTextSplitter: pieces that fit are merged with their
+    neighbours; a piece too long is split with the next separator and its sub-pieces are
+    merged among themselves, so a long table is cut at row boundaries without being glued
+    to the paragraph before it.
+    """
+    if len(text[start:end].strip()) <= size:
+        return [(start, end)]
+    for i, sep in enumerate(separators):
+        pieces = _cut(text, start, end, sep)
+        if len(pieces) > 1:
+            return _merge_or_recurse(text, pieces, size, separators[i + 1 :])
+    return [(s, min(s + size, end)) for s in range(start, end, size)]
+
+
+def _merge_or_recurse(
+    text: str, pieces: Sequence[Span], size: int, rest: Sequence[str]
+) -> list[Span]:
+    out: list[Span] = []
+    good: list[Span] = []
+    for s, e in pieces:
+        if e - s <= size or len(text[s:e].strip()) <= size:
+            good.append((s, e))
+            continue
+        out.extend(merge_pieces(text, good, size))
+        good = []
+        out.extend(recursive_ranges(text, s, e, size, rest))
+    out.extend(merge_pieces(text, good, size))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,7 +62,10 @@ class Structure:
             notes = [marks[m] for m in e.cites if m in marks and marks[m] != i]
             if not notes:
                 continue
-            if e.kind is ElementKind.TABLE or len(e) + sum(len(elements[n]) for n in notes) <= self.size:
+            if (
+                e.kind is ElementKind.TABLE
+                or len(e) + sum(len(elements[n]) for n in notes) <= self.size
+            ):
                 plan[i] = notes
         return plan
 
@@ -78,8 +81,7 @@ class Structure:
                 continue
             if e.kind is ElementKind.NOTE and self.index_notes_alone:
                 run.flush(out)
-                out.append(make_chunk(doc, [e.span], header=self.header, section=e.section,
-                                      kind="note"))
+                self._split_long(doc, e, out)
                 continue
             if e.kind is ElementKind.NOTE and i in carried:
                 continue
@@ -111,7 +113,7 @@ class Structure:
             run.flush(out)
             self._split_long(doc, e, out)
             return
-        cost = len(e) + run.note_cost(notes, doc.elements)
+        cost = run.cost(i, e) + run.note_cost(notes, doc.elements)
         if not run.empty() and (run.section != e.section or run.size + cost > self.size):
             run.flush(out)
         run.add(i, e)
@@ -119,11 +121,12 @@ class Structure:
             run.attach(n, doc.elements[n])
 
     def _split_long(self, doc: Document, e: Element, out: list[Chunk]) -> None:
-        """A paragraph or list longer than ``size``: recursive pieces, one chunk each."""
+        """An element on its own: one chunk, or recursive pieces when longer than ``size``."""
         for s, t in recursive_ranges(doc.text, e.start, e.end, self.size):
             s, t = trim_span(doc.text, s, t)
             if t > s:
                 out.append(
-                    make_chunk(doc, [(s, t)], header=self.header, section=e.section,
-                               kind=str(e.kind))
+                    make_chunk(
+                        doc, [(s, t)], header=self.header, section=e.section, kind=str(e.kind)
+                    )
                 )

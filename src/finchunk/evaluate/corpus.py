@@ -119,8 +119,13 @@ def read_documents(path: str | Path) -> tuple[Document, ...]:
             raise InputError(f"{p}: document {doc_id!r} has no text")
         meta = {k: v for k, v in r.items() if k not in ("doc_id", "title", "text")}
         docs.append(
-            parse_markdown(text, doc_id, title=str(r.get("title") or doc_id), metadata=meta,
-                           source=f"{p}#{doc_id}")
+            parse_markdown(
+                text,
+                doc_id,
+                title=str(r.get("title") or doc_id),
+                metadata=meta,
+                source=f"{p}#{doc_id}",
+            )
         )
     return tuple(docs)
 
@@ -141,8 +146,9 @@ def read_passages(path: str | Path, documents: Sequence[Document]) -> dict[str, 
                 f"{p}: passage {pid!r} span ({start}, {end}) is outside document {doc_id!r} "
                 f"of length {lengths[doc_id]}"
             )
-        out[pid] = Passage(pid, doc_id, start, end, str(r.get("section") or ""),
-                           str(r.get("type") or ""))
+        out[pid] = Passage(
+            pid, doc_id, start, end, str(r.get("section") or ""), str(r.get("type") or "")
+        )
     return out
 
 
@@ -177,9 +183,15 @@ def read_questions(path: str | Path, passages: Mapping[str, Passage]) -> tuple[Q
             raise InputError(f"{p}: question {qid!r} cites unknown passage(s) {unknown}")
         answerable = _as_bool(p, qid, r["answerable"]) if "answerable" in r else bool(gold)
         out.append(
-            Question(qid, str(r["question"]), str(r.get("answer") or ""), gold,
-                     str(r.get("question_type") or ""), answerable and bool(gold),
-                     _split_list(r.get("doc_ids")))
+            Question(
+                qid,
+                str(r["question"]),
+                str(r.get("answer") or ""),
+                gold,
+                str(r.get("question_type") or ""),
+                answerable and bool(gold),
+                _split_list(r.get("doc_ids")),
+            )
         )
     return tuple(out)
 

@@ -58,7 +58,9 @@ class QuestionScore:
 
 
 def score_chunks(
-    delivered: Sequence[Delivered], gold: Sequence[GoldPassage], threshold: float = DEFAULT_THRESHOLD
+    delivered: Sequence[Delivered],
+    gold: Sequence[GoldPassage],
+    threshold: float = DEFAULT_THRESHOLD,
 ) -> QuestionScore:
     """Score the chunks delivered for one question against its gold passages."""
     by_doc: dict[str, list[Span]] = defaultdict(list)

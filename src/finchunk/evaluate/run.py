@@ -78,9 +78,9 @@ def rank(
     on_question: Callable[[], None] | None = None,
 ) -> Ranked:
     chunks = chunk_corpus(corpus, variant.chunker)
-    texts = [variant.index_text(c) for c in chunks] if variant.index_text else [
-        c.text for c in chunks
-    ]
+    texts = (
+        [variant.index_text(c) for c in chunks] if variant.index_text else [c.text for c in chunks]
+    )
     index = BM25Index(texts)
     doc_ids = np.array([c.doc_id for c in chunks], dtype=object)
     ranked = Ranked(variant, chunks)
@@ -151,8 +151,10 @@ def summarize(
             grouped[q.type].append(scores[q.id])
         for t in types:
             row = _row(ranked, k, grouped[t])
-            by_type.append({key: row[key] for key in ("strategy", "header", "retriever", "k")}
-                           | {"type": t, "recall": row["recall"], "questions": row["questions"]})
+            by_type.append(
+                {key: row[key] for key in ("strategy", "header", "retriever", "k")}
+                | {"type": t, "recall": row["recall"], "questions": row["questions"]}
+            )
     return results, by_type
 
 
@@ -194,8 +196,12 @@ def evaluate(
     on_question: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """The report ``finchunk eval --json`` writes."""
-    report: dict[str, Any] = {"corpus": corpus_row(corpus), "results": [], "by_type": [],
-                              "chunks": []}
+    report: dict[str, Any] = {
+        "corpus": corpus_row(corpus),
+        "results": [],
+        "by_type": [],
+        "chunks": [],
+    }
     for v in variants:
         ranked = rank(corpus, v, max(ks), scope=scope, on_question=on_question)
         results, by_type = summarize(corpus, ranked, ks, threshold)

@@ -45,6 +45,7 @@ def load(path: str | Path, doc_id: str | None = None) -> Document:
 
         return parse_pdf_file(p, doc_id)
     raise ParseError(
-        str(p), f"unsupported file type {suffix or '(none)'}; expected one of "
-        + ", ".join(sorted(SUPPORTED_SUFFIXES))
+        str(p),
+        f"unsupported file type {suffix or '(none)'}; expected one of "
+        + ", ".join(sorted(SUPPORTED_SUFFIXES)),
     )

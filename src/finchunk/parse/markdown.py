@@ -90,13 +90,22 @@ def _is_table_start(lines: list[_Line], i: int) -> bool:
     )
 
 
+_INTERRUPTING_ITEM = re.compile(r" {0,3}(?:[-*+]|1[.)])[ \t]+\S")
+
+
+def _list_interrupts_paragraph(content: str) -> bool:
+    """CommonMark: only a non-empty bullet or a list numbered from 1 interrupts a paragraph
+    (so a line "2023." inside a paragraph stays text)."""
+    return _INTERRUPTING_ITEM.match(content) is not None
+
+
 def _starts_block(lines: list[_Line], i: int) -> bool:
     """Whether line i interrupts a paragraph (starts a block of its own)."""
     c = lines[i].content
     return bool(
         _ATX.match(c)
         or _FENCE.match(c)
-        or _LIST_ITEM.match(c)
+        or _list_interrupts_paragraph(c)
         or _SUP_NOTE.match(c)
         or _FOOTNOTE_DEF.match(c)
         or _is_table_start(lines, i)
@@ -136,11 +145,21 @@ def _scan_table(lines: list[_Line], i: int) -> int:
     return j - 1
 
 
+def _marker_type(content: str) -> str:
+    """``-``, ``*`` or ``+`` for bullets, ``.`` or ``)`` for ordered items."""
+    s = content.lstrip()
+    return s[0] if s[0] in "-*+" else s[len(s) - len(s.lstrip("0123456789"))]
+
+
 def _scan_list(lines: list[_Line], i: int) -> int:
     last = i
     j = i + 1
+    marker = _marker_type(lines[i].content)
     while j < len(lines):
         line = lines[j]
+        top_level_item = _LIST_ITEM.match(line.content) and not line.content.startswith("  ")
+        if top_level_item and _marker_type(line.content) != marker:
+            break  # a different bullet or numbering style starts a new list
         if line.blank:
             # A blank line continues a loose list only if an item or indented text follows.
             k = j
@@ -320,7 +339,8 @@ def read_text_file(path: str | Path) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ParseError(
-            str(p), f"not UTF-8 text (byte 0x{data[exc.start]:02x}); re-encode it as UTF-8",
+            str(p),
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x}); re-encode it as UTF-8",
             position=f"byte {exc.start}, line {line}",
         ) from exc
 

@@ -1,0 +1,89 @@
+"""BM25: the lesson's normalisation, stable ties, and parity with rank_bm25's BM25Okapi."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from finchunk.retrieve.bm25 import BM25Index, top_k
+from finchunk.retrieve.text import tokenize
+
+
+def test_normalisation_strips_accents_case_and_stop_words() -> None:
+    assert tokenize("¿Cuál fue la INFORMACIÓN de los ingresos en 2023?") == [
+        "informacion",
+        "ingresos",
+        "2023",
+    ]
+    assert tokenize("What was the revenue of Apple?") == ["revenue", "apple"]
+
+
+def test_ties_break_by_chunk_order() -> None:
+    scores = np.array([0.5, 2.0, 2.0, 0.0, 2.0], dtype=np.float32)
+    assert [i for i, _ in top_k(scores, 3)] == [1, 2, 4]
+    index = BM25Index(["alfa beta", "gamma delta", "alfa epsilon", "alfa zeta", "eta theta"])
+    # "alfa" is in 3 of 5 texts: its idf is floored as in rank_bm25, not negative.
+    assert [i for i, _ in index.search("alfa", 3)] == [0, 2, 3]
+
+
+def test_save_and_load_give_the_same_scores(tmp_path: Path) -> None:
+    index = BM25Index(["ingresos alfa 2023", "ingresos beta", "gastos de personal"])
+    index.save(tmp_path / "bm25")
+    again = BM25Index.load(tmp_path / "bm25")
+    assert again.scores("ingresos alfa").tolist() == index.scores("ingresos alfa").tolist()
+
+
+def test_mask_restricts_candidates_and_unknown_terms_score_zero() -> None:
+    index = BM25Index(["ingresos alfa", "ingresos beta", "gastos"])
+    mask = np.array([False, True, True])
+    assert index.search("ingresos", 2, mask)[0][0] == 1
+    assert index.scores("palabrainexistente").tolist() == [0.0, 0.0, 0.0]
+    assert BM25Index([]).search("x", 3) == []
+
+
+def _parity(texts: list[str], queries: list[str]) -> float:
+    """Scores equal BM25Okapi's; returns the mean top-10 overlap (ties may order apart)."""
+    ours = BM25Index(texts)
+    ref = BM25Okapi([tokenize(t) for t in texts])
+    overlaps = []
+    for q in queries:
+        ref_scores = ref.get_scores(tokenize(q))
+        np.testing.assert_allclose(ours.scores(q), ref_scores, rtol=1e-4, atol=1e-4)
+        a = {i for i, _ in ours.search(q, 10)}
+        b = set(np.argsort(-ref_scores, kind="stable")[:10].tolist())
+        overlaps.append(len(a & b) / 10)
+    return float(np.mean(overlaps))
+
+
+def test_parity_with_rank_bm25_on_financebench_pages(shared_data: Path) -> None:
+    pdfium = pytest.importorskip("pypdfium2")
+    fb = shared_data / "financebench"
+    pdf = fb / "pdfs" / "3M_2018_10K.pdf"
+    if not pdf.exists():
+        pytest.skip(f"{pdf} not present")
+    document = pdfium.PdfDocument(str(pdf))
+    texts = [document[i].get_textpage().get_text_range() for i in range(len(document))]
+    queries = []
+    with (fb / "financebench_open_source.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            queries.append(json.loads(line)["question"])
+    overlap = _parity(texts, queries[:60])
+    assert overlap >= 0.95, overlap
+
+
+def test_parity_with_rank_bm25_on_report_text() -> None:
+    text = (Path(__file__).parent / "data" / "informe_ejemplo.md").read_text(encoding="utf-8")
+    texts = [line for line in text.splitlines() if len(line) > 20] * 3
+    texts += [f"{t} adicional {i}" for i, t in enumerate(texts)]
+    queries = [
+        "ingresos arrendamientos",
+        "EBITDA ajustado",
+        "plantilla media sede Madrid",
+        "deuda financiera neta 2023",
+        "dividendo por acción",
+    ]
+    assert _parity(texts, queries) >= 0.9
