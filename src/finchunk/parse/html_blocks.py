@@ -68,10 +68,19 @@ def _toc_entries(rows: list[list[Cell]], toc: dict[str, list[str]]) -> None:
         if not texts or len(label) > 200 or heading_key(label) is None:
             continue
         pending.append(label)
-        href = next((c.href for c in row if c.href), None)
+        href = _row_target(row)
         if href:
             toc.setdefault(href, []).extend(pending)
             pending = []
+
+
+def _row_target(row: list[Cell]) -> str | None:
+    """The link target most cells of a TOC row agree on (ties: the rightmost, the page
+    number's link; the "Item 1." cell's link is the one filers get wrong)."""
+    hrefs = [c.href for c in row if c.href]
+    if not hrefs:
+        return None
+    return max(reversed(hrefs), key=hrefs.count)
 
 
 def _place_toc_headings(items: list[Block | Item], toc: dict[str, list[str]]) -> list[Item]:
@@ -186,7 +195,17 @@ def _list_paras(rows: list[list[Cell]]) -> list[Item]:
 
 
 # -- page furniture -------------------------------------------------------------------
-def drop_furniture(items: list[Item]) -> list[Item]:
+def drop_furniture(items: list[Item], passes: int = 3) -> list[Item]:
+    """Drop page furniture; repeat while a pass drops something (headers run deep)."""
+    for _ in range(passes):
+        kept = _drop_furniture_once(items)
+        if len(kept) == len(items):
+            break
+        items = kept
+    return items
+
+
+def _drop_furniture_once(items: list[Item]) -> list[Item]:
     """Drop page numbers and running headers/footers found next to page breaks.
 
     A short paragraph just before or after a break is furniture when it is a page number
@@ -213,7 +232,9 @@ def drop_furniture(items: list[Item]) -> list[Item]:
                 counts[key] += 1
     need = max(3, len(edges) // 10)
     for i, key in keys.items():
-        if counts[key] >= need and not key.endswith("."):
+        n = counts[key]
+        # A repeated sentence ("Not applicable.") needs to run on a quarter of the pages.
+        if n >= need and (not key.endswith(".") or n >= max(need, len(edges) // 4)):
             drop.add(i)
     return [it for i, it in enumerate(items) if i not in drop]
 

@@ -18,6 +18,7 @@ from finchunk.parse.html_patterns import ITEM_RE, NOTE_RE, PART_RE
 from finchunk.parse.html_walk import Para
 
 _NOTE_HEAD = re.compile(r"^Note\s+\d{1,2}\b", re.I)
+_SUB_ITEM = re.compile(r"^(?:\s*\(\w{1,3}\))+")
 _TRAILING_PAGE = re.compile(r"\s\d{1,3}$")
 _NO_HEAD_START = tuple("($•●◦▪■·-–—*†‡§[\"“'")
 _NOTE_ZONE_MAX = 40
@@ -113,6 +114,11 @@ def heading_level(p: Para) -> int:
 
 def _title_ok(rest: str) -> bool:
     """The words after "Item 7." read as a title, not as a sentence going on."""
+    # "Item 9A(T). Controls" is a title; "Item 14(a)(1):" is a sub-item reference.
+    stripped = _SUB_ITEM.sub("", rest)
+    if stripped != rest:
+        stripped = stripped.lstrip(" .:-–—")
+        return bool(stripped) and stripped[0].isupper()
     return not rest or not (rest[0].islower() or rest[0].isdigit() or rest[0] == "(")
 
 
