@@ -47,7 +47,8 @@ CREATE TABLE IF NOT EXISTS facts (
     PRIMARY KEY ({_KEY})
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS facts_frame ON facts (concept, period_end, period_start);
-CREATE INDEX IF NOT EXISTS facts_entity_periods ON facts (cik, period_end, days);
+CREATE INDEX IF NOT EXISTS facts_entity_periods
+    ON facts (cik, dims, period_end, days, period_start, filed);
 """
 
 

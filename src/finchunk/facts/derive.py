@@ -48,9 +48,8 @@ def derive_q4(
             reason=f"not reported, and the fiscal-year value {fy} is not known"
             f"{_on(as_of)}, so Q4 cannot be derived",
         )
-    nine = store.latest(
-        replace(key, period=Period.duration(fy.start or fy.end, quarters[2].end)), as_of
-    )
+    nine_months = Period(end=quarters[2].end, start=fy.start)
+    nine = store.latest(replace(key, period=nine_months), as_of)
     if nine is not None:
         return _derived(base, key, FY_MINUS_9M, [(year, 1), (nine, -1)])
     parts = [store.latest(replace(key, period=q), as_of) for q in quarters]

@@ -62,6 +62,8 @@ def fiscal_year(store: FactDB, cik: int, year: int, as_of: date | None) -> Perio
     candidates = _annual(store, cik, date(year, 1, 1), date(year, 12, 31), as_of)
     if not candidates:
         return None
+    if len(candidates) == 1:
+        return candidates[0][0]
     cal = infer_calendar(store, cik, as_of, range(year - _CALENDAR_YEARS, year + 1))
     expected = cal.expected_end(year) if cal else None
 
