@@ -19,6 +19,7 @@ from finchunk.parse.html_walk import Para
 
 _NOTE_HEAD = re.compile(r"^Note\s+\d{1,2}\b", re.I)
 _SUB_ITEM = re.compile(r"^(?:\s*\(\w{1,3}\))+")
+_GLUED_MARK = re.compile(r"^(\(\w{1,3}\)|\*{1,3}|[†‡§¶])(?=[A-Z])")
 _TRAILING_PAGE = re.compile(r"\s\d{1,3}$")
 _NO_HEAD_START = tuple("($•●◦▪■·-–—*†‡§[\"“'")
 _NOTE_ZONE_MAX = 40
@@ -53,7 +54,8 @@ def outline(items: list[Item]) -> list[Out]:
         note_zone = note_zone and mark is not None
         if mark is not None:
             _flush_list(pending_list, outs)
-            outs.append(Out(ElementKind.NOTE, it.text, it.page, mark=mark, marks=it.marks))
+            text = _GLUED_MARK.sub(r"\1 ", it.text, count=1)  # "(1)Includes" -> "(1) Includes"
+            outs.append(Out(ElementKind.NOTE, text, it.page, mark=mark, marks=it.marks))
             continue
         level = heading_level(it)
         if level:

@@ -18,6 +18,7 @@ from finchunk.parse.html_walk import Cell
 _BEFORE = re.compile(r"(?:\$|\(|\(\$|\$\(|€|£|¥|US\$|C\$|R\$)")
 _AFTER = re.compile(r"(?:\)|%|\)%|%\)|\)\s*%)")
 PAGE_NO = re.compile(r"(?:\d{1,3}|[ivxlc]{1,6}|[A-Z]-\d{1,3}|F-\d{1,3})", re.I)
+_MAX_HEADER_ROWS = 4
 _ITEM_START = re.compile(r"^(?:item|part)\b", re.I)
 
 
@@ -51,10 +52,10 @@ def compact_grid(rows: list[list[Cell]]) -> list[list[str]]:
             if span > 1 and not any(c in used for c in range(c0, c0 + span)):
                 used.add(c0)
     cols = sorted(used)
-    out: list[list[str]] = []
-    for row in placed:
-        if not row:
-            continue
+    placed = [row for row in placed if row]
+    head = _header_rows(placed, cols)
+    out: list[list[str]] = [_merged_header(placed[:head], cols)] if head else []
+    for row in placed[head:]:
         line = [""] * len(cols)
         for c0, _span, text in row:
             i = bisect_left(cols, c0)
@@ -63,6 +64,29 @@ def compact_grid(rows: list[list[Cell]]) -> list[list[str]]:
             line[i] = f"{line[i]} {text}" if line[i] else text
         out.append(line)
     return out
+
+
+def _header_rows(placed: list[list[tuple[int, int, str]]], cols: list[int]) -> int:
+    """How many leading rows are column headers stacked over each other ("Years ended"
+    over the years): rows with nothing in the label column; 0 unless two or more."""
+    n = 0
+    for row in placed[:_MAX_HEADER_ROWS]:
+        if any(bisect_left(cols, c0) == 0 for c0, _, _ in row):
+            break
+        n += 1
+    return n if 2 <= n < len(placed) else 0
+
+
+def _merged_header(rows: list[list[tuple[int, int, str]]], cols: list[int]) -> list[str]:
+    """One header row: each column reads its stacked headers top-down, a spanning header
+    ("Years ended") repeated over every column it spans."""
+    parts: list[list[str]] = [[] for _ in cols]
+    for row in rows:
+        for c0, span, text in row:
+            lo, hi = bisect_left(cols, c0), bisect_left(cols, c0 + span)
+            for i in range(lo, hi) if hi > lo else (min(lo, len(cols) - 1),):
+                parts[i].append(text)
+    return [" ".join(p) for p in parts]
 
 
 def _merge_symbols(cells: list[list]) -> None:

@@ -284,13 +284,16 @@ class Walker:
         style = td.attrs.get("style")
         if style and "none" in style and _DISPLAY_NONE.search(style.lower()):
             return None
+        colspan = _span(td.attrs.get("colspan"))
+        if td.child is None or not td.text(deep=True).strip():
+            return Cell(paras=[], colspan=colspan)  # a spacer cell: nothing to walk
         saved, links = self.out, len(self.hrefs)
         self.out = []
         self._element_in_cell(td, flags, depth)
         paras = [b for b in self.out if isinstance(b, Para)]
         self.out = saved
         href = self.hrefs[links] if len(self.hrefs) > links else None
-        return Cell(paras=paras, colspan=_span(td.attrs.get("colspan")), href=href)
+        return Cell(paras=paras, colspan=colspan, href=href)
 
     def _element_in_cell(self, td: LexborNode, flags: int, depth: int) -> None:
         self.flush()
