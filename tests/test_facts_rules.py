@@ -48,10 +48,6 @@ def store_with(*facts: Fact) -> FactStore:
     return store
 
 
-def value(answer) -> Decimal | None:
-    return answer.value
-
-
 # ---- exact periods, as-of, latest filing ---------------------------------------------------
 
 

@@ -222,12 +222,13 @@ class FactDB:
         return [r[0] for r in rows]
 
     def is_instant(self, cik: int, concept: str) -> bool | None:
-        """Whether the entity reports the concept at instants; None when it never reports it."""
-        row = self._db.execute(
-            "SELECT period_start = '' FROM facts WHERE cik=? AND concept=? LIMIT 1",
+        """Whether the entity reports the concept mostly at instants; None when it never does."""
+        instants, total = self._db.execute(
+            "SELECT coalesce(sum(period_start = ''), 0), count(*) FROM facts "
+            "WHERE cik=? AND concept=?",
             (cik, concept),
         ).fetchone()
-        return None if row is None else bool(row[0])
+        return None if total == 0 else instants * 2 > total
 
     def durations(
         self, cik: int, first_end: date, last_end: date, as_of: date | None

@@ -8,7 +8,6 @@ from pathlib import Path
 from finchunk.errors import InputError, ParseError
 from finchunk.facts.companyfacts import read_companyfacts
 from finchunk.facts.instance import FilingOverride
-from finchunk.facts.ixbrl import read_inline
 from finchunk.facts.model import ParsedFacts
 from finchunk.facts.xbrl import read_instance
 
@@ -55,4 +54,16 @@ def read_facts(path: Path, given: FilingOverride | None = None) -> ParsedFacts:
         return read_companyfacts(path)
     if kind is SourceKind.INSTANCE:
         return read_instance(path, given)
-    return read_inline(path, given)
+    return _inline_reader()(path, given)
+
+
+def _inline_reader():
+    """The inline XBRL parser, imported on first use: selectolax is an optional dependency
+    (the ``html`` extra), so the rest of the fact store works without it."""
+    try:
+        from finchunk.facts.ixbrl import read_inline
+    except ImportError as exc:
+        raise InputError(
+            "reading inline XBRL needs selectolax: pip install 'finchunk[html]'"
+        ) from exc
+    return read_inline
