@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from selectolax.lexbor import LexborNode
 
@@ -45,6 +46,34 @@ _SUPER = re.compile(r"vertical-align\s*:\s*(?:super|top|text-top)")
 
 BOLD = 1
 LINK = 2
+_GAP = re.compile(r"(?:padding|margin)-left\s*:\s*0*[1-9]")
+_HIDDEN, _BREAK_BEFORE_F, _BREAK_AFTER_F, _WEIGHT_SET, _WEIGHT_BOLD, _SUPER_F, _GAP_F = (
+    1, 2, 4, 8, 16, 32, 64
+)  # fmt: skip
+
+
+@lru_cache(maxsize=8192)
+def _style_facts(style: str) -> int:
+    """What an inline ``style`` changes for the reader, as bit flags (filings repeat the
+    same few hundred style strings thousands of times: cached)."""
+    st = style.lower()
+    facts = 0
+    if "none" in st and _DISPLAY_NONE.search(st):
+        return _HIDDEN
+    if "break" in st:
+        if _BREAK_BEFORE.search(st):
+            facts |= _BREAK_BEFORE_F
+        if _BREAK_AFTER.search(st):
+            facts |= _BREAK_AFTER_F
+    if "font-weight" in st:
+        m = _WEIGHT.search(st)
+        if m:
+            facts |= _WEIGHT_SET | (_WEIGHT_BOLD if m.group(1) in _BOLD_WEIGHTS else 0)
+    if "vertical-align" in st and _SUPER.search(st):
+        facts |= _SUPER_F
+    if "-left" in st and _GAP.search(st):
+        facts |= _GAP_F
+    return facts
 
 
 @dataclass(slots=True)
@@ -179,19 +208,17 @@ class Walker:
         after = False
         sup = tag == "sup"
         if style:
-            st = style.lower()
-            if "none" in st and _DISPLAY_NONE.search(st):
+            facts = _style_facts(style)
+            if facts & _HIDDEN:
                 return
-            if "break" in st:
-                if _BREAK_BEFORE.search(st):
-                    self.page_break()
-                after = _BREAK_AFTER.search(st) is not None
-            if "font-weight" in st:
-                m = _WEIGHT.search(st)
-                if m:
-                    flags = flags | BOLD if m.group(1) in _BOLD_WEIGHTS else flags & ~BOLD
-            if "vertical-align" in st and _SUPER.search(st):
-                sup = True
+            if facts & _BREAK_BEFORE_F:
+                self.page_break()
+            after = bool(facts & _BREAK_AFTER_F)
+            if facts & _WEIGHT_SET:
+                flags = flags | BOLD if facts & _WEIGHT_BOLD else flags & ~BOLD
+            sup = sup or bool(facts & _SUPER_F)
+            if facts & _GAP_F and tag not in BLOCK_TAGS:
+                self.add_text(" ", 0)  # an indented inline run reads as a separate word
         if self.targets:
             self._anchor(node, tag)
         if tag == "b" or tag == "strong" or tag == "th":
