@@ -18,20 +18,22 @@ from finchunk.facts.model import Dims, Fact, Filing, FrameRow, Observation, Pars
 from finchunk.facts.names import dims_key
 from finchunk.facts.values import decimal_text
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _FAR_FUTURE = "9999-12-31"
-_KEY = "cik, concept, unit, period_end, period_start, dims, accn"
+_NO_CONCEPT = -1
+_KEY = "cik, concept_id, unit, period_end, period_start, dims, accn"
 _COLUMNS = (
-    "cik, concept, unit, period_start, period_end, days, dims, value, accn, form, filed, "
+    "cik, concept_id, unit, period_start, period_end, days, dims, value, accn, form, filed, "
     "decimals, fy, fp"
 )
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entities (cik INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE IF NOT EXISTS concepts (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS facts (
     cik INTEGER NOT NULL,
-    concept TEXT NOT NULL,
+    concept_id INTEGER NOT NULL,  -- concepts.id of "taxonomy:Name"
     unit TEXT NOT NULL,
     period_start TEXT NOT NULL,  -- '' for an instant
     period_end TEXT NOT NULL,    -- the instant, or the last day of a duration
@@ -46,7 +48,7 @@ CREATE TABLE IF NOT EXISTS facts (
     fp TEXT,
     PRIMARY KEY ({_KEY})
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS facts_frame ON facts (concept, period_end, period_start);
+CREATE INDEX IF NOT EXISTS facts_frame ON facts (concept_id, period_end, period_start);
 CREATE INDEX IF NOT EXISTS facts_entity_periods
     ON facts (cik, dims, period_end, days, period_start, filed);
 """
@@ -108,6 +110,7 @@ class FactDB:
             "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
         )
         self._db.commit()
+        self._concept_ids = dict(self._db.execute("SELECT name, id FROM concepts").fetchall())
 
     def close(self) -> None:
         self._db.close()
@@ -131,9 +134,10 @@ class FactDB:
         with self._db:
             self._db.execute("DROP TABLE IF EXISTS temp.staging")
             self._db.execute(f"CREATE TEMP TABLE staging AS SELECT {_COLUMNS} FROM facts LIMIT 0")
+            self._add_concepts(sorted({f.concept for f in parsed.facts}))
             self._db.executemany(
                 f"INSERT INTO staging ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                _rows(parsed.facts),
+                _rows(parsed.facts, self._concept_ids),
             )
             report.conflicts = self._conflicts()
             before = self._db.total_changes
@@ -146,10 +150,26 @@ class FactDB:
             self._remember_entities(parsed)
         return report
 
+    def _add_concepts(self, names: list[str]) -> None:
+        for name in names:
+            if self._concept_id(name) is None:
+                cursor = self._db.execute("INSERT INTO concepts (name) VALUES (?)", (name,))
+                self._concept_ids[name] = int(cursor.lastrowid or 0)
+
+    def _concept_id(self, name: str) -> int | None:
+        """The id of a concept name; None when the store has never seen it."""
+        found = self._concept_ids.get(name)
+        if found is None:
+            row = self._db.execute("SELECT id FROM concepts WHERE name=?", (name,)).fetchone()
+            if row is not None:
+                found = self._concept_ids[name] = row[0]
+        return found
+
     def _conflicts(self) -> list[str]:
         rows = self._db.execute(
-            f"SELECT s.concept, s.unit, s.period_start, s.period_end, s.dims, s.accn, "
+            f"SELECT c.name, s.unit, s.period_start, s.period_end, s.dims, s.accn, "
             f"f.value, s.value FROM staging s JOIN facts f USING ({_KEY}) "
+            f"JOIN concepts c ON c.id = s.concept_id "
             f"WHERE f.value != s.value ORDER BY {', '.join('s.' + k for k in _KEY.split(', '))}"
         ).fetchall()
         return [
@@ -172,7 +192,7 @@ class FactDB:
         """The value of the exact fact from the latest filing (filed date, then accession)
         filed on or before ``as_of``."""
         row = self._db.execute(
-            "SELECT value, accn, form, filed FROM facts WHERE cik=? AND concept=? AND unit=? "
+            "SELECT value, accn, form, filed FROM facts WHERE cik=? AND concept_id=? AND unit=? "
             "AND period_end=? AND period_start=? AND dims=? AND filed<=? "
             "ORDER BY filed DESC, accn DESC LIMIT 1",
             (*self._key_params(key), _as_of_text(as_of)),
@@ -184,16 +204,20 @@ class FactDB:
     def observations(self, key: FactKey, as_of: date | None) -> list[Observation]:
         """Every filing's value of the exact fact up to ``as_of``, in filed order."""
         rows = self._db.execute(
-            "SELECT value, accn, form, filed FROM facts WHERE cik=? AND concept=? AND unit=? "
+            "SELECT value, accn, form, filed FROM facts WHERE cik=? AND concept_id=? AND unit=? "
             "AND period_end=? AND period_start=? AND dims=? AND filed<=? ORDER BY filed, accn",
             (*self._key_params(key), _as_of_text(as_of)),
         ).fetchall()
         return [Observation(Decimal(r[0]), key.unit, key.period, _filing_of(*r[1:])) for r in rows]
 
-    @staticmethod
-    def _key_params(key: FactKey) -> tuple[object, ...]:
+    def _key_params(self, key: FactKey) -> tuple[object, ...]:
         start, end = _period_text(key.period)
-        return (key.cik, key.concept, key.unit, end, start, dims_key(key.dims))
+        return (key.cik, self._query_id(key.concept), key.unit, end, start, dims_key(key.dims))
+
+    def _query_id(self, concept: str) -> int:
+        """Concept id for a query; an id no row has when the concept is unknown."""
+        found = self._concept_id(concept)
+        return _NO_CONCEPT if found is None else found
 
     def frame_rows(
         self, concept: str, period: Period, as_of: date | None, unit: str | None = None
@@ -201,14 +225,14 @@ class FactDB:
         """One entity-wide value per (entity, unit) for the exact period, as known on the date."""
         start, end = _period_text(period)
         unit_clause = "" if unit is None else "AND unit = ?"
-        params: list[object] = [concept, end, start, _as_of_text(as_of)]
+        params: list[object] = [self._query_id(concept), end, start, _as_of_text(as_of)]
         if unit is not None:
             params.append(unit)
         rows = self._db.execute(
             "SELECT cik, unit, value, accn, form, filed FROM ("
             " SELECT cik, unit, value, accn, form, filed, ROW_NUMBER() OVER ("
             "  PARTITION BY cik, unit ORDER BY filed DESC, accn DESC) AS rank"
-            " FROM facts WHERE concept=? AND period_end=? AND period_start=? AND dims=''"
+            " FROM facts WHERE concept_id=? AND period_end=? AND period_start=? AND dims=''"
             f" AND filed<=? {unit_clause}) WHERE rank = 1 ORDER BY cik, unit",
             params,
         ).fetchall()
@@ -216,8 +240,8 @@ class FactDB:
 
     def units(self, cik: int, concept: str, dims: Dims = ()) -> list[str]:
         rows = self._db.execute(
-            "SELECT DISTINCT unit FROM facts WHERE cik=? AND concept=? AND dims=? ORDER BY unit",
-            (cik, concept, dims_key(dims)),
+            "SELECT DISTINCT unit FROM facts WHERE cik=? AND concept_id=? AND dims=? ORDER BY unit",
+            (cik, self._query_id(concept), dims_key(dims)),
         ).fetchall()
         return [r[0] for r in rows]
 
@@ -225,8 +249,8 @@ class FactDB:
         """Whether the entity reports the concept mostly at instants; None when it never does."""
         instants, total = self._db.execute(
             "SELECT coalesce(sum(period_start = ''), 0), count(*) FROM facts "
-            "WHERE cik=? AND concept=?",
-            (cik, concept),
+            "WHERE cik=? AND concept_id=?",
+            (cik, self._query_id(concept)),
         ).fetchone()
         return None if total == 0 else instants * 2 > total
 
@@ -251,12 +275,12 @@ class FactDB:
         return self._db.execute("SELECT count(*) FROM facts").fetchone()[0]
 
 
-def _rows(facts: Iterable[Fact]) -> Iterator[tuple[object, ...]]:
+def _rows(facts: Iterable[Fact], concept_ids: dict[str, int]) -> Iterator[tuple[object, ...]]:
     for fact in facts:
         start, end = _period_text(fact.period)
         yield (
             fact.cik,
-            fact.concept,
+            concept_ids[fact.concept],
             fact.unit,
             start,
             end,
