@@ -30,21 +30,38 @@ def _cut(text: str, start: int, end: int, sep: str) -> list[Span]:
     return out
 
 
+def _lead(text: str, s: int, e: int) -> int:
+    while s < e and text[s].isspace():
+        s += 1
+    return s
+
+
+def _trail(text: str, s: int, e: int) -> int:
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    return e
+
+
 def merge_pieces(text: str, pieces: Sequence[Span], size: int) -> list[Span]:
     """Merge neighbouring pieces while the trimmed result fits in ``size``."""
     out: list[Span] = []
-    cur_s, cur_e = -1, -1
+    cur_s, cur_e, lead = -1, -1, 0
     for s, e in pieces:
         if cur_s < 0:
-            cur_s, cur_e = s, e
-        elif len(text[cur_s:e].strip()) <= size:
+            cur_s, cur_e, lead = s, e, _lead(text, s, e)
+        elif _trail(text, lead, e) - lead <= size:
             cur_e = e
         else:
             out.append((cur_s, cur_e))
-            cur_s, cur_e = s, e
+            cur_s, cur_e, lead = s, e, _lead(text, s, e)
     if cur_s >= 0:
         out.append((cur_s, cur_e))
     return out
+
+
+def _trimmed_len(text: str, s: int, e: int) -> int:
+    s = _lead(text, s, e)
+    return _trail(text, s, e) - s
 
 
 def recursive_ranges(
@@ -57,7 +74,7 @@ def recursive_ranges(
     merged among themselves, so a long table is cut at row boundaries without being glued
     to the paragraph before it.
     """
-    if len(text[start:end].strip()) <= size:
+    if end - start <= size or _trimmed_len(text, start, end) <= size:
         return [(start, end)]
     for i, sep in enumerate(separators):
         pieces = _cut(text, start, end, sep)
@@ -72,7 +89,7 @@ def _merge_or_recurse(
     out: list[Span] = []
     good: list[Span] = []
     for s, e in pieces:
-        if e - s <= size or len(text[s:e].strip()) <= size:
+        if e - s <= size or _trimmed_len(text, s, e) <= size:
             good.append((s, e))
             continue
         out.extend(merge_pieces(text, good, size))

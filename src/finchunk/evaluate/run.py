@@ -186,6 +186,33 @@ def corpus_row(corpus: Corpus) -> dict[str, int]:
     }
 
 
+def evaluate_ranked(
+    corpus: Corpus,
+    variants: Sequence[Variant],
+    ks: Sequence[int],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    scope: Scope = Scope.CORPUS,
+    on_question: Callable[[], None] | None = None,
+) -> tuple[dict[str, Any], list[Ranked]]:
+    """The report ``finchunk eval --json`` writes, and the rankings behind it."""
+    report: dict[str, Any] = {
+        "corpus": corpus_row(corpus),
+        "results": [],
+        "by_type": [],
+        "chunks": [],
+    }
+    rankeds = []
+    for v in variants:
+        ranked = rank(corpus, v, max(ks), scope=scope, on_question=on_question)
+        results, by_type = summarize(corpus, ranked, ks, threshold)
+        report["results"].extend(results)
+        report["by_type"].extend(by_type)
+        report["chunks"].append(chunk_row(ranked))
+        rankeds.append(ranked)
+    return report, rankeds
+
+
 def evaluate(
     corpus: Corpus,
     variants: Sequence[Variant],
@@ -196,16 +223,7 @@ def evaluate(
     on_question: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """The report ``finchunk eval --json`` writes."""
-    report: dict[str, Any] = {
-        "corpus": corpus_row(corpus),
-        "results": [],
-        "by_type": [],
-        "chunks": [],
-    }
-    for v in variants:
-        ranked = rank(corpus, v, max(ks), scope=scope, on_question=on_question)
-        results, by_type = summarize(corpus, ranked, ks, threshold)
-        report["results"].extend(results)
-        report["by_type"].extend(by_type)
-        report["chunks"].append(chunk_row(ranked))
+    report, _ = evaluate_ranked(
+        corpus, variants, ks, threshold=threshold, scope=scope, on_question=on_question
+    )
     return report

@@ -13,6 +13,7 @@ span indexes the original string.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,18 +57,45 @@ class _Line:
         return not self.content.strip()
 
 
-def _lines(text: str) -> list[_Line]:
-    out: list[_Line] = []
-    pos, n = 0, len(text)
-    while pos <= n:
-        nl = text.find("\n", pos)
-        stop = n if nl < 0 else nl
-        end = stop - 1 if stop > pos and text[stop - 1] == "\r" else stop
-        out.append(_Line(pos, end, text[pos:end]))
-        if nl < 0:
-            break
-        pos = nl + 1
-    return out
+# Lines that may end a paragraph: blank lines and lines that may start a block. Only these
+# are visited when scanning paragraphs; every other line is plain prose continuation. The
+# pattern starts with a literal newline so the regex engine can skip ahead quickly.
+_STOP_LINE = re.compile(r"\n(?:[ \t\r\f\v]*(?=\n|\Z)| {0,3}[#`~*+\-\[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]|[^\n]*\|)")
+
+
+class _Lines:
+    """The lines of a text, made on demand; ``next_stop`` skips plain prose lines."""
+
+    __slots__ = ("text", "starts", "stops", "_bom", "_n")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        find = text.find
+        pos = find("\n")
+        while pos >= 0:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        self.starts = starts
+        self._n = len(starts)
+        self._bom = text.startswith("\ufeff")
+        # Line 0 is always a stop (it has no newline before it, and a BOM may hide it).
+        self.stops = [0] + [bisect_left(starts, m.start() + 1) for m in _STOP_LINE.finditer(text)]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: int) -> _Line:
+        text = self.text
+        start = self.starts[i] + (1 if i == 0 and self._bom else 0)
+        stop = self.starts[i + 1] - 1 if i + 1 < self._n else len(text)
+        end = stop - 1 if stop > start and text[stop - 1] == "\r" else stop
+        return _Line(start, end, text[start:end])
+
+    def next_stop(self, i: int) -> int:
+        """The first line after ``i`` that is blank or may start a block (or ``len``)."""
+        k = bisect_right(self.stops, i)
+        return self.stops[k] if k < len(self.stops) else self._n
 
 
 @dataclass(slots=True)
@@ -80,7 +108,7 @@ class _Block:
     mark: str | None = None
 
 
-def _is_table_start(lines: list[_Line], i: int) -> bool:
+def _is_table_start(lines: _Lines, i: int) -> bool:
     return (
         "|" in lines[i].content
         and i + 1 < len(lines)
@@ -99,9 +127,15 @@ def _list_interrupts_paragraph(content: str) -> bool:
     return _INTERRUPTING_ITEM.match(content) is not None
 
 
-def _starts_block(lines: list[_Line], i: int) -> bool:
+_STARTERS = frozenset("#`~-*+[0123456789" + SUPERSCRIPT_DIGITS)
+
+
+def _starts_block(lines: _Lines, i: int) -> bool:
     """Whether line i interrupts a paragraph (starts a block of its own)."""
     c = lines[i].content
+    first = c.lstrip(" ")[:1]
+    if first not in _STARTERS and "|" not in c:
+        return False  # fast path: most prose lines start with a letter
     return bool(
         _ATX.match(c)
         or _FENCE.match(c)
@@ -115,7 +149,7 @@ def _starts_block(lines: list[_Line], i: int) -> bool:
 _CAPTION_MAX = 100
 
 
-def _is_caption_of_table(lines: list[_Line], i: int) -> bool:
+def _is_caption_of_table(lines: _Lines, i: int) -> bool:
     return (
         i + 1 < len(lines)
         and len(lines[i].content.strip()) <= _CAPTION_MAX
@@ -124,7 +158,7 @@ def _is_caption_of_table(lines: list[_Line], i: int) -> bool:
     )
 
 
-def _scan_fence(lines: list[_Line], i: int) -> int:
+def _scan_fence(lines: _Lines, i: int) -> int:
     fence = _FENCE.match(lines[i].content)
     if fence is None:
         return i
@@ -138,7 +172,7 @@ def _scan_fence(lines: list[_Line], i: int) -> int:
     return len(lines) - 1
 
 
-def _scan_table(lines: list[_Line], i: int) -> int:
+def _scan_table(lines: _Lines, i: int) -> int:
     j = i + 2
     while j < len(lines) and not lines[j].blank and "|" in lines[j].content:
         j += 1
@@ -151,7 +185,7 @@ def _marker_type(content: str) -> str:
     return s[0] if s[0] in "-*+" else s[len(s) - len(s.lstrip("0123456789"))]
 
 
-def _scan_list(lines: list[_Line], i: int) -> int:
+def _scan_list(lines: _Lines, i: int) -> int:
     last = i
     j = i + 1
     marker = _marker_type(lines[i].content)
@@ -181,11 +215,13 @@ def _scan_list(lines: list[_Line], i: int) -> int:
     return last
 
 
-def _scan_paragraph(lines: list[_Line], i: int) -> int:
-    j = i + 1
-    while j < len(lines) and not lines[j].blank and not _starts_block(lines, j):
-        j += 1
-    return j - 1
+def _scan_paragraph(lines: _Lines, i: int) -> int:
+    j = lines.next_stop(i)
+    while j < len(lines):
+        if lines[j].blank or _starts_block(lines, j):
+            return j - 1
+        j = lines.next_stop(j)
+    return len(lines) - 1
 
 
 def _heading_text(content: str, hashes: int) -> str:
@@ -194,7 +230,7 @@ def _heading_text(content: str, hashes: int) -> str:
     return s.strip()
 
 
-def _blocks(lines: list[_Line]) -> Iterator[_Block]:
+def _blocks(lines: _Lines) -> Iterator[_Block]:
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
@@ -246,21 +282,43 @@ def _note_ref_mark(number: str) -> str:
     return f"note:{int(number)}"
 
 
-def _cites(body: str, defined: set[str], own: str | None) -> tuple[str, ...]:
+@dataclass(frozen=True, slots=True)
+class _Defined:
+    """The note marks a document defines, grouped so absent kinds cost nothing to look for."""
+
+    marks: frozenset[str]
+    sup: bool
+    footnote: bool
+    nota: bool
+
+    @classmethod
+    def of(cls, marks: set[str]) -> _Defined:
+        return cls(
+            frozenset(marks),
+            sup=any(m[:1].isdigit() for m in marks),
+            footnote=any(m.startswith("^") for m in marks),
+            nota=any(m.startswith("note:") for m in marks),
+        )
+
+
+def _cites(body: str, defined: _Defined, own: str | None) -> tuple[str, ...]:
     found: dict[str, None] = {}
-    for m in _SUP_CITE.finditer(body):
-        mark = sup_mark(m.group(0))
-        if mark in defined and mark != own and not _is_unit_exponent(body, m):
-            found[mark] = None
-    if "[^" in body:
+    marks = defined.marks
+    if defined.sup:
+        for m in _SUP_CITE.finditer(body):
+            mark = sup_mark(m.group(0))
+            if mark in marks and mark != own and not _is_unit_exponent(body, m):
+                found[mark] = None
+    if defined.footnote and "[^" in body:
         for m in _FOOTNOTE_REF.finditer(body):
             mark = "^" + m.group(1)
-            if mark in defined and mark != own:
+            if mark in marks and mark != own:
                 found[mark] = None
-    for m in _NOTE_REF.finditer(body):
-        mark = _note_ref_mark(m.group(1))
-        if mark in defined and mark != own:
-            found[mark] = None
+    if defined.nota:
+        for m in _NOTE_REF.finditer(body):
+            mark = _note_ref_mark(m.group(1))
+            if mark in marks and mark != own:
+                found[mark] = None
     return tuple(found)
 
 
@@ -282,10 +340,7 @@ def parse_markdown(
 
     ``title`` defaults to the first heading's text, then to ``doc_id``.
     """
-    lines = _lines(text)
-    if lines and lines[0].content.startswith("\ufeff"):
-        first = lines[0]
-        lines[0] = _Line(first.start + 1, first.end, first.content[1:])
+    lines = _Lines(text)
     raw: list[tuple[_Block, int, int, tuple[str, ...]]] = []
     stack: list[tuple[int, str]] = []
     for block in _blocks(lines):
@@ -302,7 +357,7 @@ def parse_markdown(
             if m and any(_NOTES_SECTION.search(h) for h in section):
                 block.kind, block.mark = ElementKind.NOTE, _note_ref_mark(m.group(1))
         raw.append((block, start, end, section))
-    defined = {b.mark for b, *_ in raw if b.mark is not None}
+    defined = _Defined.of({b.mark for b, *_ in raw if b.mark is not None})
     elements = tuple(
         Element(
             kind=b.kind,
