@@ -337,6 +337,13 @@ def test_pages_from_page_breaks_and_page_furniture_dropped() -> None:
     assert d.page_at(d.elements[3].start) == 4
 
 
+def test_paragraph_cut_by_a_page_break_is_rejoined() -> None:
+    d = doc(PARA.format("The Company sells") + PB + PARA.format("phones and services."))
+    assert texts(d) == ["The Company sells phones and services."]
+    assert d.elements[0].page == 1 and len(d.pages) == 2
+    assert d.page_at(d.text.index("phones")) == 2 and d.page_at(0) == 1
+
+
 def test_no_page_breaks_means_no_pages() -> None:
     d = doc(PARA.format("One page."))
     assert d.pages == () and d.elements[0].page is None

@@ -50,6 +50,9 @@ def test_spans_inside_text_ordered_and_non_overlapping(filing: tuple[Path, Docum
         prev = e.end
     if d.pages:
         assert d.pages[0][0] == 0 and d.pages[-1][1] == len(d.text)
+        assert all(
+            a[1] == b[0] and a[0] <= a[1] for a, b in zip(d.pages, d.pages[1:], strict=False)
+        )
         assert all(e.page is not None and 1 <= e.page <= len(d.pages) for e in d.elements)
 
 

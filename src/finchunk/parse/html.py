@@ -22,7 +22,12 @@ from selectolax.lexbor import LexborHTMLParser
 
 from finchunk.errors import ParseError
 from finchunk.model import Document
-from finchunk.parse.html_blocks import Item, drop_furniture, resolve_tables
+from finchunk.parse.html_blocks import (
+    Item,
+    drop_furniture,
+    join_split_paragraphs,
+    resolve_tables,
+)
 from finchunk.parse.html_meta import complete, cover_metadata, dei_metadata, header_metadata, title
 from finchunk.parse.html_outline import outline
 from finchunk.parse.html_walk import Block, Para, Walker
@@ -113,7 +118,7 @@ def _build(
     source: str | None,
     where: str,
 ) -> Document:
-    items: list[Item] = drop_furniture(resolve_tables(blocks))
+    items: list[Item] = join_split_paragraphs(drop_furniture(resolve_tables(blocks)))
     for key, value in cover_metadata([it for it in items if isinstance(it, Para)]).items():
         meta.setdefault(key, value)
     outs = outline(items)

@@ -24,6 +24,7 @@ _PAGE_NUMBER = re.compile(
 )
 _GLYPHS = "•●◦▪■□○·‣"
 _FURNITURE_MAX = 120
+_SENTENCE_END = frozenset('.!?:;"”)')
 
 
 @dataclass(slots=True)
@@ -237,6 +238,36 @@ def _drop_furniture_once(items: list[Item]) -> list[Item]:
         if n >= need and (not key.endswith(".") or n >= max(need, len(edges) // 4)):
             drop.add(i)
     return [it for i, it in enumerate(items) if i not in drop]
+
+
+def join_split_paragraphs(items: list[Item]) -> list[Item]:
+    """Rejoin a paragraph a page break cut in two: the part before the break stops
+    mid-sentence and the part after starts in lower case."""
+    out: list[Item] = []
+    for it in items:
+        prev = out[-1] if out else None
+        if (
+            isinstance(it, Para)
+            and isinstance(prev, Para)
+            and prev.page != it.page
+            and it.text[:1].islower()
+            and prev.text[-1:] not in _SENTENCE_END
+            and prev.bold < 0.5
+            and it.bold < 0.5
+            and not (prev.list_item or it.list_item or it.lead_mark)
+        ):
+            joined = merge_paras([prev, it])
+            joined.list_item = False
+            shift = len(prev.text) + 1
+            joined.page_breaks = (
+                *prev.page_breaks,
+                (shift, it.page),
+                *((off + shift, pg) for off, pg in it.page_breaks),
+            )
+            out[-1] = joined
+        else:
+            out.append(it)
+    return out
 
 
 def _page_edges(items: list[Item]) -> list[list[int]]:

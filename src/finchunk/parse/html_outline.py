@@ -35,6 +35,7 @@ class Out:
     level: int = 0
     mark: str | None = None
     marks: tuple[str, ...] = ()
+    page_breaks: tuple[tuple[int, int], ...] = ()
 
 
 def outline(items: list[Item]) -> list[Out]:
@@ -72,7 +73,9 @@ def outline(items: list[Item]) -> list[Out]:
             pending_list.append(it)
         else:
             _flush_list(pending_list, outs)
-            outs.append(Out(ElementKind.TEXT, it.text, it.page, marks=it.marks))
+            outs.append(
+                Out(ElementKind.TEXT, it.text, it.page, marks=it.marks, page_breaks=it.page_breaks)
+            )
     _flush_list(pending_list, outs)
     return outs
 

@@ -88,6 +88,8 @@ class Para:
     list_item: bool = False
     htag: int = 0
     linked: float = 0.0
+    #: (offset in ``text``, page) where a later page begins inside this paragraph.
+    page_breaks: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(slots=True)

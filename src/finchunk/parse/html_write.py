@@ -21,6 +21,7 @@ def write(outs: list[Out], paged: bool) -> tuple[str, tuple[Element, ...], tuple
     elements: list[Element] = []
     stack: list[tuple[int, str]] = []
     pos = 0
+    page_starts: list[tuple[int, int]] = []
     for i, o in enumerate(outs):
         if parts:
             parts.append(BLOCK_SEP)
@@ -28,6 +29,8 @@ def write(outs: list[Out], paged: bool) -> tuple[str, tuple[Element, ...], tuple
         start = pos
         parts.append(o.text)
         pos += len(o.text)
+        page_starts.append((start, o.page))
+        page_starts.extend((start + off, p) for off, p in o.page_breaks)
         if o.kind is ElementKind.HEADING:
             while stack and stack[-1][0] >= o.level:
                 stack.pop()
@@ -45,7 +48,7 @@ def write(outs: list[Out], paged: bool) -> tuple[str, tuple[Element, ...], tuple
             )
         )
     text = "".join(parts)
-    pages = _page_spans(elements, len(text)) if paged else ()
+    pages = _page_spans(page_starts, len(text)) if paged else ()
     return text, tuple(elements), pages
 
 
@@ -69,16 +72,16 @@ def _resolve_cites(outs: list[Out]) -> dict[int, tuple[str, ...]]:
     return found
 
 
-def _page_spans(elements: list[Element], length: int) -> tuple[Span, ...]:
-    """Page ``p`` runs from its first element to the next page's first element."""
-    last = max((e.page or 1 for e in elements), default=1)
+def _page_spans(starts_at: list[tuple[int, int]], length: int) -> tuple[Span, ...]:
+    """Page ``p`` runs from where its first element (or a paragraph it cuts) begins to
+    where page ``p + 1`` begins; ``starts_at`` holds (offset, page) in text order."""
+    last = max((p for _, p in starts_at), default=1)
     starts = [0] * (last + 1)
     seen = [False] * (last + 2)
-    for e in elements:
-        p = e.page or 1
+    for pos, p in starts_at:
         if not seen[p]:
             seen[p] = True
-            starts[p - 1] = e.start
+            starts[p - 1] = pos
     # Pages without elements (all furniture) start where the next page starts.
     nxt = length
     for p in range(last, 0, -1):
