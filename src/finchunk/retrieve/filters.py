@@ -155,7 +155,7 @@ def _contains_run(haystack: Sequence[str], needle: Sequence[str]) -> bool:
     return any(list(haystack[i : i + n]) == list(needle) for i in range(len(haystack) - n + 1))
 
 
-def _issuer_mentions(question: str, issuers: Sequence[str]) -> list[str]:
+def issuer_mentions(question: str, issuers: Sequence[str]) -> list[str]:
     """Issuers named in the question: their distinctive words in a row, or a word only they
     have (at least 4 letters, not a legal form or generic business word)."""
     q_words = words(question)
@@ -173,7 +173,7 @@ def _issuer_mentions(question: str, issuers: Sequence[str]) -> list[str]:
     return found
 
 
-def _ticker_mentions(question: str, tickers: Sequence[str]) -> list[str]:
+def ticker_mentions(question: str, tickers: Sequence[str]) -> list[str]:
     """Tickers written in capitals as a word of the question (``AAPL``, not ``aapl``)."""
     return [t for t in tickers if re.search(rf"(?<!\w){re.escape(t.upper())}(?!\w)", question)]
 
@@ -185,9 +185,9 @@ def _type_mentions(question: str, types: Sequence[str]) -> list[str]:
 
 def auto_filters(question: str, metas: Sequence[Mapping[str, str]]) -> list[Filter]:
     """Filters from what the question names that the index's documents also have."""
-    issuers = _issuer_mentions(question, _distinct(metas, "issuer"))
+    issuers = issuer_mentions(question, _distinct(metas, "issuer"))
     named = {m.get("ticker") for m in metas if m.get("issuer") in issuers}
-    tickers = [t for t in _ticker_mentions(question, _distinct(metas, "ticker")) if t not in named]
+    tickers = [t for t in ticker_mentions(question, _distinct(metas, "ticker")) if t not in named]
     filters = [Filter("issuer", i) for i in issuers] + [Filter("ticker", t) for t in tickers]
     years = set(_distinct(metas, "year"))
     filters += [

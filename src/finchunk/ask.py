@@ -1,0 +1,433 @@
+"""``finchunk ask``: route a question to the fact store or to text search, and say why.
+
+A question goes to the fact store when it names (in English or Spanish) a financial-statement
+figure (revenue, net income, total assets, EPS, cash …) or a margin, an entity the store knows,
+and a fiscal year or quarter. The answer carries the filing that supplied each value; a
+fourth quarter the filings do not report is derived by the store (year minus nine months or
+minus three quarters), and a margin is computed here, in ``Decimal``, from two facts. Anything
+else is answered with cited chunks from the index.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from finchunk.errors import InputError
+from finchunk.retrieve.filters import issuer_mentions, words
+from finchunk.retrieve.retriever import RetrieverKind
+
+# --- what the question asks for ----------------------------------------------------------------
+
+
+class Metric(StrEnum):
+    REVENUE = "revenue"
+    NET_INCOME = "net income"
+    EPS = "earnings per share"
+    TOTAL_ASSETS = "total assets"
+    TOTAL_LIABILITIES = "total liabilities"
+    EQUITY = "equity"
+    CASH = "cash and cash equivalents"
+    OPERATING_INCOME = "operating income"
+    GROSS_PROFIT = "gross profit"
+
+
+class Ratio(StrEnum):
+    GROSS_MARGIN = "gross margin"
+    OPERATING_MARGIN = "operating margin"
+    NET_MARGIN = "net margin"
+
+
+#: A margin is its numerator over revenue.
+RATIO_PARTS: dict[Ratio, Metric] = {
+    Ratio.GROSS_MARGIN: Metric.GROSS_PROFIT,
+    Ratio.OPERATING_MARGIN: Metric.OPERATING_INCOME,
+    Ratio.NET_MARGIN: Metric.NET_INCOME,
+}
+
+#: Concepts tried in order (US GAAP, then IFRS) until the entity reports one.
+CONCEPTS: dict[Metric, tuple[str, ...]] = {
+    Metric.REVENUE: (
+        "us-gaap:Revenues",
+        "us-gaap:RevenueFromContractWithCustomerExcludingAssessedTax",
+        "us-gaap:SalesRevenueNet",
+        "us-gaap:RevenueFromContractWithCustomerIncludingAssessedTax",
+        "ifrs-full:Revenue",
+    ),
+    Metric.NET_INCOME: (
+        "us-gaap:NetIncomeLoss",
+        "us-gaap:ProfitLoss",
+        "ifrs-full:ProfitLossAttributableToOwnersOfParent",
+        "ifrs-full:ProfitLoss",
+    ),
+    Metric.EPS: (
+        "us-gaap:EarningsPerShareDiluted",
+        "us-gaap:EarningsPerShareBasic",
+        "ifrs-full:DilutedEarningsPerShare",
+        "ifrs-full:BasicEarningsPerShare",
+    ),
+    Metric.TOTAL_ASSETS: ("us-gaap:Assets", "ifrs-full:Assets"),
+    Metric.TOTAL_LIABILITIES: ("us-gaap:Liabilities", "ifrs-full:Liabilities"),
+    Metric.EQUITY: (
+        "us-gaap:StockholdersEquity",
+        "us-gaap:StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest",
+        "ifrs-full:EquityAttributableToOwnersOfParent",
+        "ifrs-full:Equity",
+    ),
+    Metric.CASH: (
+        "us-gaap:CashAndCashEquivalentsAtCarryingValue",
+        "us-gaap:CashCashEquivalentsRestrictedCashAndRestrictedCashEquivalents",
+        "us-gaap:Cash",
+        "ifrs-full:CashAndCashEquivalents",
+    ),
+    Metric.OPERATING_INCOME: (
+        "us-gaap:OperatingIncomeLoss",
+        "ifrs-full:ProfitLossFromOperatingActivities",
+    ),
+    Metric.GROSS_PROFIT: ("us-gaap:GrossProfit", "ifrs-full:GrossProfit"),
+}
+
+_PHRASES: dict[Metric | Ratio, tuple[str, ...]] = {
+    Metric.REVENUE: ("revenue", "revenues", "net sales", "sales", "turnover", "ingresos",
+                     "ventas", "cifra de negocios", "facturacion"),
+    Metric.NET_INCOME: ("net income", "net earnings", "net profit", "net loss", "profit",
+                        "beneficio neto", "beneficio", "beneficios", "resultado neto",
+                        "resultado del ejercicio", "ganancia neta"),
+    Metric.EPS: ("eps", "earnings per share", "beneficio por accion", "bpa",
+                 "ganancias por accion"),
+    Metric.TOTAL_ASSETS: ("total assets", "assets", "activo total", "total activo",
+                          "activos totales", "total del activo"),
+    Metric.TOTAL_LIABILITIES: ("total liabilities", "liabilities", "pasivo total",
+                               "total pasivo", "total del pasivo"),
+    Metric.EQUITY: ("shareholders equity", "stockholders equity", "total equity",
+                    "patrimonio neto"),
+    Metric.CASH: ("cash and cash equivalents", "cash", "efectivo", "tesoreria"),
+    Metric.OPERATING_INCOME: ("operating income", "operating profit", "income from operations",
+                              "resultado de explotacion", "resultado operativo",
+                              "beneficio operativo", "ebit"),
+    Metric.GROSS_PROFIT: ("gross profit", "beneficio bruto"),
+    Ratio.GROSS_MARGIN: ("gross margin", "margen bruto"),
+    Ratio.OPERATING_MARGIN: ("operating margin", "margen operativo", "margen de explotacion",
+                             "margen ebit"),
+    Ratio.NET_MARGIN: ("net margin", "profit margin", "net profit margin", "margen neto"),
+}  # fmt: skip
+
+#: (words, what) pairs, longest phrase first: "beneficio por acción" before "beneficio".
+_PHRASE_WORDS = sorted(
+    ((tuple(p.split()), what) for what, ps in _PHRASES.items() for p in ps),
+    key=lambda item: -len(item[0]),
+)
+
+
+def find_measure(question: str) -> Metric | Ratio | None:
+    q = words(question)
+    for phrase, what in _PHRASE_WORDS:
+        n = len(phrase)
+        if any(tuple(q[i : i + n]) == phrase for i in range(len(q) - n + 1)):
+            return what
+    return None
+
+
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4,
+    "primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4,
+}  # fmt: skip
+_QUARTER_PATTERNS = (
+    re.compile(r"\b(?:q|t)([1-4])\b"),
+    re.compile(r"\b([1-4])(?:q|t)\b"),
+    re.compile(r"\b([1-4])(?:st|nd|rd|th|er|o|º)? (?:fiscal )?(?:quarter|trimestre)\b"),
+    re.compile(
+        r"\b(first|second|third|fourth|primer|primero|segundo|tercer|tercero|cuarto) "
+        r"(?:fiscal )?(?:quarter|trimestre)\b"
+    ),
+)
+_YEAR_PATTERNS = (
+    re.compile(r"\b(?:fy|fiscal|ejercicio|ano|year)\s*((?:19|20)\d{2})\b"),
+    re.compile(r"\bfy\s?(\d{2})\b"),
+    re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FiscalPeriod:
+    year: int
+    quarter: int | None = None
+
+    def __str__(self) -> str:
+        return f"FY{self.year}" + (f" Q{self.quarter}" if self.quarter else "")
+
+
+def find_period(question: str) -> FiscalPeriod | None:
+    """Fiscal year (``2023``, ``FY2023``, ``FY23``, ``ejercicio 2023``) and optional quarter
+    (``Q4``, ``4T``, ``third quarter``, ``cuarto trimestre``)."""
+    q = " ".join(words(question))
+    year = None
+    for rx in _YEAR_PATTERNS:
+        m = rx.search(q)
+        if m:
+            y = int(m.group(1))
+            year = y + 2000 if y < 100 else y
+            break
+    if year is None:
+        return None
+    quarter = None
+    for rx in _QUARTER_PATTERNS:
+        m = rx.search(q)
+        if m:
+            g = m.group(1)
+            quarter = int(g) if g.isdigit() else _ORDINALS[g]
+            break
+    return FiscalPeriod(year, quarter)
+
+
+# --- answers -----------------------------------------------------------------------------------
+
+
+class Route(StrEnum):
+    FACTS = "facts"
+    TEXT = "text"
+    NONE = "none"
+
+
+@dataclass
+class FactResult:
+    entity: str
+    cik: int
+    measure: str
+    period: FiscalPeriod
+    value: Decimal
+    unit: str | None
+    answers: list[Any]  # finchunk.facts.Answer: the value, or numerator and denominator
+    formula: str | None = None
+
+
+@dataclass
+class AskAnswer:
+    question: str
+    route: Route
+    reason: str
+    fact: FactResult | None = None
+    hits: list[Any] = field(default_factory=list)  # finchunk.retrieve.search.Hit
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "question": self.question,
+            "route": self.route.value,
+            "reason": self.reason,
+            "notes": self.notes,
+        }
+        if self.fact is not None:
+            out["fact"] = _fact_json(self.fact)
+        if self.hits:
+            out["results"] = [h.to_json() for h in self.hits]
+        return out
+
+
+def _fact_json(f: FactResult) -> dict[str, Any]:
+    from finchunk.facts.output import answer_json
+
+    return {
+        "entity": f.entity,
+        "cik": f.cik,
+        "measure": f.measure,
+        "fiscal_year": f.period.year,
+        "quarter": f.period.quarter,
+        "value": str(f.value),
+        "unit": f.unit,
+        "formula": f.formula,
+        "sources": [answer_json(a) for a in f.answers],
+    }
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    index: Path | None = None
+    facts: Path | None = None
+    as_of: date | None = None
+    k: int = 5
+    retriever: RetrieverKind = RetrieverKind.BM25
+
+
+# --- the fact path -----------------------------------------------------------------------------
+
+
+def store_entities(store: Any, path: Path) -> list[tuple[int, str]]:
+    """(CIK, name) of every entity in the store: its ``entities()`` when it has one, else the
+    store file's ``entities`` table read directly (read-only)."""
+    listing = getattr(store, "entities", None)
+    if callable(listing):
+        return [(int(c), str(n)) for c, n in listing() if n]
+    uri = f"file:{path.resolve()}?mode=ro"
+    with sqlite3.connect(uri, uri=True) as db:
+        rows = db.execute("SELECT cik, name FROM entities WHERE name IS NOT NULL").fetchall()
+    return sorted((int(c), str(n)) for c, n in rows)
+
+
+def _lookup(
+    store: Any, cik: int, metric: Metric, period: FiscalPeriod, opts: AskOptions, question: str
+) -> tuple[Any | None, list[str]]:
+    """The first concept of ``metric`` the store answers, or why none did."""
+    concepts = list(CONCEPTS[metric])
+    if metric is Metric.EPS and "basic" in words(question):
+        concepts.sort(key=lambda c: "Basic" not in c)
+    why = []
+    for concept in concepts:
+        try:
+            a = store.get(
+                cik, concept, fiscal_year=period.year, quarter=period.quarter, as_of=opts.as_of
+            )
+        except InputError as exc:
+            why.append(str(exc))
+            continue
+        if a.value is not None:
+            return a, why
+        why.append(f"{concept}: {a.reason}")
+    return None, why
+
+
+def _ratio(
+    store: Any, cik: int, ratio: Ratio, period: FiscalPeriod, opts: AskOptions, question: str
+) -> tuple[tuple[Decimal, list[Any], str] | None, list[str]]:
+    num, why_n = _lookup(store, cik, RATIO_PARTS[ratio], period, opts, question)
+    den, why_d = _lookup(store, cik, Metric.REVENUE, period, opts, question)
+    if num is None or den is None or not den.value:
+        return None, why_n + why_d + (["revenue is zero"] if den is not None else [])
+    value = (Decimal(num.value) / Decimal(den.value) * 100).quantize(Decimal("0.01"))
+    formula = f"{num.concept} / {den.concept} × 100"
+    return (value, [num, den], formula), []
+
+
+def answer_from_facts(
+    store: Any,
+    cik: int,
+    name: str,
+    what: Metric | Ratio,
+    period: FiscalPeriod,
+    opts: AskOptions,
+    question: str,
+) -> tuple[FactResult | None, list[str]]:
+    if isinstance(what, Ratio):
+        got, why = _ratio(store, cik, what, period, opts, question)
+        if got is None:
+            return None, why
+        value, answers, formula = got
+        return FactResult(name, cik, what.value, period, value, "%", answers, formula), []
+    a, why = _lookup(store, cik, what, period, opts, question)
+    if a is None:
+        return None, why
+    return FactResult(name, cik, what.value, period, Decimal(a.value), a.unit, [a]), []
+
+
+# --- routing -----------------------------------------------------------------------------------
+
+
+def _fact_route(question: str, opts: AskOptions) -> tuple[FactResult | None, str]:
+    """The fact answer, or the reason the question is not (or cannot be) answered by facts."""
+    what = find_measure(question)
+    if what is None:
+        return None, "no financial-statement figure or margin is named in the question"
+    period = find_period(question)
+    if period is None:
+        return None, f"{what.value} is named but no fiscal year or quarter"
+    if opts.facts is None:
+        return None, f"{what.value} for {period} is a figure question, but no --facts store given"
+    from finchunk.facts import FactStore
+
+    if not opts.facts.is_file():
+        raise InputError(f"{opts.facts}: no such fact store")
+    with FactStore(opts.facts) as store:
+        entities = store_entities(store, opts.facts)
+        names = {n: c for c, n in entities}
+        found = issuer_mentions(question, sorted(names))
+        if len(found) != 1:
+            which = "no entity of the fact store" if not found else "several entities"
+            return None, f"{what.value} for {period}, but the question names {which}" + (
+                f" ({', '.join(found)})" if found else ""
+            )
+        name = found[0]
+        result, why = answer_from_facts(store, names[name], name, what, period, opts, question)
+    if result is None:
+        return None, (
+            f"{what.value} of {name} for {period}: the fact store has no value ("
+            + "; ".join(why[-3:])
+            + ")"
+        )
+    return result, f"{what.value} of {name} for {period} is a financial-statement figure"
+
+
+def _text_route(question: str, opts: AskOptions) -> tuple[list[Any], list[str]]:
+    from finchunk.retrieve.index import Index
+    from finchunk.retrieve.search import SearchOptions, search
+
+    if opts.index is None:
+        return [], []
+    result = search(
+        Index.open(opts.index),
+        question,
+        SearchOptions(k=opts.k, retriever=opts.retriever, auto_filter=True),
+    )
+    return result.hits, result.notes
+
+
+def ask(question: str, opts: AskOptions) -> AskAnswer:
+    if not question.strip():
+        raise InputError("empty question")
+    if opts.index is None and opts.facts is None:
+        raise InputError("give --index (text search) and/or --facts (figures)")
+    fact, reason = _fact_route(question, opts)
+    if fact is not None:
+        return AskAnswer(question, Route.FACTS, reason, fact=fact)
+    if opts.index is None:
+        return AskAnswer(question, Route.NONE, reason + "; no --index for text search")
+    hits, notes = _text_route(question, opts)
+    return AskAnswer(question, Route.TEXT, reason + "; answered from text", hits=hits, notes=notes)
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+
+def _source_line(a: Any) -> str:
+    if a.filing is not None:
+        return (
+            f"{a.concept} {a.period}: {a.value} {a.unit} — {a.filing.form} "
+            f"{a.filing.accn} filed {a.filing.filed.isoformat()}"
+        )
+    inputs = a.derived.inputs if a.derived else ()
+    parts = "; ".join(
+        f"{'+' if i.sign > 0 else '−'}{i.value} ({i.period}, {i.filing.form} "
+        f"{i.filing.accn} filed {i.filing.filed.isoformat()})"
+        for i in inputs
+    )
+    method = a.derived.method if a.derived else "derived"
+    return f"{a.concept} {a.period}: {a.value} {a.unit} — derived ({method}): {parts}"
+
+
+def render_answer(console: Console, ans: AskAnswer) -> None:
+    console.print(Text(f"route: {ans.route.value} — {ans.reason}", style="bold"))
+    for n in ans.notes:
+        console.print(Text(n, style="dim"))
+    if ans.fact is not None:
+        f = ans.fact
+        console.print(Text(f"{f.entity} {f.measure} {f.period}: {f.value} {f.unit or ''}"))
+        if f.formula:
+            console.print(Text(f"computed: {f.formula}"))
+        for a in f.answers:
+            console.print(Text("  source: " + _source_line(a)))
+    for h in ans.hits:
+        spans = ", ".join(f"{s}:{e}" for s, e in h.spans)
+        console.print(
+            Text(f"#{h.rank} {h.doc_id} · {' > '.join(h.section)} · chars {spans}", style="cyan")
+        )
+        console.print(Text(h.text))
+    if ans.route is Route.TEXT and not ans.hits:
+        console.print("no matching text")
