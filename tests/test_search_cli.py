@@ -1,0 +1,141 @@
+"""The index, search, ask and view commands, through a typer app that ``register`` fills."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from finchunk.retrieve.cli import register
+
+app = typer.Typer()
+register(app)
+runner = CliRunner()
+
+DOC = """# Fondo Ejemplo KID
+
+## Costes
+
+Los gastos corrientes son del 1,25 % anual del patrimonio.
+
+## Objetivo
+
+El fondo invierte en renta variable europea con <b>riesgo</b> alto.
+
+## Plazo
+
+Periodo de mantenimiento recomendado: cinco años.
+"""
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    d = tmp_path / "docs"
+    d.mkdir()
+    (d / "fondo.md").write_text(DOC, encoding="utf-8")
+    (d / "fondo.meta.json").write_text('{"emisor": "Fondo Ejemplo", "tipo": "kid", "anio": 2024}')
+    (d / "otro.md").write_text(DOC.replace("1,25", "0,40").replace("Ejemplo", "Otro"), "utf-8")
+    (d / "otro.meta.json").write_text('{"emisor": "Fondo Otro", "tipo": "kid", "anio": 2024}')
+    return d
+
+
+def test_index_then_search_json_with_citations(docs, tmp_path):
+    idx = tmp_path / "idx"
+    r = runner.invoke(app, ["index", str(docs), "-o", str(idx), "--dense", "--model", "hashing"])
+    assert r.exit_code == 0, r.output
+    assert "2 added" in r.output
+    for kind in ("bm25", "dense", "hybrid"):
+        r = runner.invoke(
+            app,
+            [
+                "search",
+                str(idx),
+                "gastos corrientes",
+                "-k",
+                "2",
+                "--retriever",
+                kind,
+                "--filter",
+                "issuer=otro",
+                "--json",
+            ],
+        )
+        assert r.exit_code == 0, r.output
+        data = json.loads(r.output)
+        first = data["results"][0]
+        assert set(first) >= {
+            "rank",
+            "chunk_id",
+            "doc_id",
+            "section",
+            "page",
+            "spans",
+            "score",
+            "text",
+        }
+        assert first["doc_id"] == "otro" and first["section"][-1] == "Costes"
+        text = (docs / "otro.md").read_text(encoding="utf-8")
+        s, e = first["spans"][0]
+        assert text[s:e] in first["text"] and "0,40" in text[s:e]
+    r = runner.invoke(app, ["index", str(docs), "-o", str(idx), "--dense", "--model", "hashing"])
+    assert "2 unchanged" in r.output
+
+
+def test_search_text_output_and_per_document(docs, tmp_path):
+    idx = tmp_path / "idx"
+    assert runner.invoke(app, ["index", str(docs), "-o", str(idx)]).exit_code == 0
+    r = runner.invoke(
+        app, ["search", str(idx), "¿Qué gastos corrientes tiene?", "--per-document", "-k", "5"]
+    )
+    assert r.exit_code == 0, r.output
+    assert "fondo" in r.output and "otro" in r.output and "Costes" in r.output
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_cli_errors_are_one_clear_line(docs, tmp_path):
+    r = runner.invoke(app, ["search", str(tmp_path / "nope"), "x"])
+    assert r.exit_code == 2 and "no such index" in _flat(r.output)
+    idx = tmp_path / "idx"
+    runner.invoke(app, ["index", str(docs), "-o", str(idx)])
+    r = runner.invoke(app, ["search", str(idx), "x", "--filter", "issuer"])
+    assert r.exit_code == 2 and "FIELD=VALUE" in _flat(r.output)
+    r = runner.invoke(app, ["search", str(idx), "x", "--retriever", "dense"])
+    assert r.exit_code == 2 and "no dense vectors" in _flat(r.output)
+    r = runner.invoke(app, ["index", "-o", str(idx)])
+    assert r.exit_code == 2 and "give files" in _flat(r.output)
+
+
+def test_ask_and_view_commands(docs, tmp_path):
+    idx = tmp_path / "idx"
+    runner.invoke(app, ["index", str(docs), "-o", str(idx)])
+    r = runner.invoke(
+        app,
+        ["ask", "¿Cuál es el periodo de mantenimiento recomendado?", "--index", str(idx), "--json"],
+    )
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["route"] == "text" and data["results"]
+    out = tmp_path / "map.html"
+    r = runner.invoke(
+        app,
+        [
+            "view",
+            str(docs / "fondo.md"),
+            "--strategies",
+            "fixed,structure",
+            "--range",
+            "0:200",
+            "-o",
+            str(out),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    page = out.read_text(encoding="utf-8")
+    assert "<b>riesgo" not in page
+    assert 'data-row="fixed"' in page and 'data-row="structure"' in page
