@@ -100,9 +100,31 @@ def test_sentences_mentioning_items_are_not_headings() -> None:
     d = doc(
         PARA.format("Item 7 of this report discusses results in detail for readers.")
         + BOLD.format("None.")
+        + BOLD.format("None")
+        + BOLD.format("☒ ANNUAL REPORT PURSUANT TO SECTION 13 OR 15(d)")
+        + BOLD.format("For the transition period from ____ to ____")
         + BOLD.format("This bold sentence is long enough to be prose, and it ends with a period.")
     )
     assert texts(d, H) == []
+
+
+def test_headings_inside_a_numbered_note_are_one_level_down() -> None:
+    d = doc(
+        BOLD.format("Item 8. Financial Statements")
+        + BOLD.format("10. Accounts Receivable")
+        + BOLD.format("Allowance for Credit Losses")
+        + PARA.format("Text.")
+        + BOLD.format("Note 11 – Leases")
+        + BOLD.format("Lease Costs")
+    )
+    levels = [(d.element_text(e), e.level) for e in d.elements if e.kind is H]
+    assert levels == [
+        ("Item 8. Financial Statements", 2),
+        ("10. Accounts Receivable", 3),
+        ("Allowance for Credit Losses", 4),
+        ("Note 11 – Leases", 3),
+        ("Lease Costs", 4),
+    ]
 
 
 def test_h_tags_are_headings() -> None:

@@ -17,11 +17,13 @@ from finchunk.parse.html_blocks import DataTable, Item, bullet_text, is_glyph_bu
 from finchunk.parse.html_patterns import ITEM_RE, NOTE_RE, PART_RE
 from finchunk.parse.html_walk import Para
 
-_NOTE_HEAD = re.compile(r"^Note\s+\d{1,2}\b", re.I)
+_NOTE_HEAD = re.compile(r"^(?:Note\s+\d{1,2}\b|\d{1,2}\.\s+[A-Z])", re.I)
+#: Standard one-word answers of a 10-K item, bold but never a heading.
+_ANSWERS = frozenset({"none", "not applicable", "n/a", "omitted", "reserved", "[reserved]"})
 _SUB_ITEM = re.compile(r"^(?:\s*\(\w{1,3}\))+")
 _GLUED_MARK = re.compile(r"^(\(\w{1,3}\)|\*{1,3}|[†‡§¶])(?=[A-Z])")
 _TRAILING_PAGE = re.compile(r"\s\d{1,3}$")
-_NO_HEAD_START = tuple("($•●◦▪■·-–—*†‡§[\"“'")
+_NO_HEAD_START = tuple("($•●◦▪■·-–—*†‡§[\"“'☐☒☑")
 _NOTE_ZONE_MAX = 40
 
 
@@ -138,6 +140,8 @@ def _is_subheading(p: Para) -> bool:
     if len(text) < 3 or len(text) > 150 or len(text.split()) > 20:
         return False
     if text[-1] in ".,;:" or text.startswith(_NO_HEAD_START) or text[0].islower():
+        return False
+    if "___" in text or text.lower() in _ANSWERS:
         return False
     return sum(ch.isalpha() for ch in text) >= 3
 
