@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -12,6 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from finchunk.chunk import Strategy, make_chunker
 from finchunk.cli_common import HeaderMode, parse_ks, parse_list, user_errors, write_json
+from finchunk.errors import InputError
+from finchunk.evaluate.corpus import Corpus, read_corpus
 from finchunk.evaluate.report import print_eval_tables
 from finchunk.evaluate.run import Scope, Variant, evaluate
 from finchunk.facts.cli import app as facts_app
@@ -24,6 +26,7 @@ app = typer.Typer(
 )
 app.add_typer(facts_app, name="facts")
 console = Console()
+DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
 
 @app.command()
@@ -68,29 +71,30 @@ def _variants(strategies: str, header: HeaderMode) -> list[Variant]:
 def eval_cmd(
     docs: Annotated[Path | None, typer.Option(help="Documents table (parquet/CSV).")] = None,
     passages: Annotated[Path | None, typer.Option(help="Passages table (parquet/CSV).")] = None,
-    questions: Annotated[Path | None, typer.Option(help="Questions CSV (or quote JSONL).")] = None,
-    strategies: Annotated[
-        str, typer.Option(help="Comma list.")
-    ] = "fixed,recursive,structure,bytitle",
-    header: Annotated[
-        HeaderMode, typer.Option(help="Context header: on, off or both.")
-    ] = HeaderMode.BOTH,
+    questions: Annotated[
+        Path | None, typer.Option(help="Questions CSV, or quote-gold questions JSONL.")
+    ] = None,
+    files: Annotated[
+        Path | None, typer.Option(help="Folder the JSONL's doc paths are relative to.")
+    ] = None,
+    strategies: Annotated[str, typer.Option(help="Comma list.")] = DEFAULT_STRATEGIES,
+    header: Annotated[HeaderMode, typer.Option(help="Context header: on, off or both.")] = (
+        HeaderMode.BOTH
+    ),
     k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 3,5.")] = "1-10",
     scope: Annotated[
-        Scope, typer.Option(help="corpus: one index; document: own docs only.")
+        Scope, typer.Option(help="corpus: one index; document: each question's own documents.")
     ] = Scope.CORPUS,
     threshold: Annotated[float, typer.Option(help="Coverage for a passage to count.")] = 0.5,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the report as JSON.")
-    ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = (
+        None
+    ),
 ) -> None:
     """Score chunking strategies against gold passages: recall@k, complete, characters."""
     with user_errors():
-        if docs is None or passages is None or questions is None:
-            raise typer.BadParameter("--docs, --passages and --questions are required")
-        from finchunk.evaluate.corpus import read_corpus
-
-        corpus = read_corpus(docs, passages, questions)
+        if questions is None:
+            raise InputError("--questions is required")
+        corpus, alignment = _eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
         variants = _variants(strategies, header)
         total = len(variants) * len(corpus.answerable)
@@ -104,10 +108,69 @@ def eval_cmd(
                 scope=scope,
                 on_question=lambda: bar.advance(task),
             )
+        if alignment is not None:
+            report["alignment"] = alignment
+            console.print(
+                f"quotes aligned: {alignment['aligned']} of {alignment['quotes']}"
+                + (
+                    f"; not aligned: {', '.join(alignment['unaligned_ids'])}"
+                    if alignment["unaligned_ids"]
+                    else ""
+                )
+            )
         print_eval_tables(console, report)
         if json_out:
             write_json(json_out, report)
             console.print(f"report → {json_out}")
+
+
+def _eval_corpus(
+    docs: Path | None, passages: Path | None, questions: Path, files: Path | None
+) -> tuple[Corpus, dict[str, Any] | None]:
+    if questions.suffix.lower() == ".jsonl":
+        from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
+
+        qs = read_quote_questions(questions)
+        built = build_quote_corpus(qs, files if files is not None else questions.parent)
+        return built.corpus, built.alignment
+    if docs is None or passages is None:
+        raise InputError("--docs and --passages are required with a questions CSV")
+    return read_corpus(docs, passages, questions), None
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option(help="Folder for the corpus, report and figures.")] = Path(
+        "finchunk-demo"
+    ),
+    budget: Annotated[int, typer.Option(help="Character budget for sections 4 and 5.")] = 1300,
+) -> None:
+    """Generate the sample corpus and run the whole analysis: tables, report.md, figures."""
+    import time
+
+    from finchunk.demo import (
+        DemoConfig,
+        demo_question_steps,
+        load_demo_corpus,
+        rich_table,
+        run_analysis,
+        write_report,
+    )
+
+    with user_errors():
+        started = time.perf_counter()
+        cfg = DemoConfig(out=out, budget=budget)
+        out.mkdir(parents=True, exist_ok=True)
+        corpus = load_demo_corpus(cfg)
+        with _progress() as bar:
+            task = bar.add_task("evaluating", total=demo_question_steps(corpus, cfg))
+            _, sections = run_analysis(corpus, cfg, lambda: bar.advance(task), console)
+        for s in sections:
+            if s.table:
+                console.print(rich_table(s))
+        wall = time.perf_counter() - started
+        report = write_report(out, corpus, sections, wall)
+        console.print(f"report → {report} (figures beside it); {wall:.1f} s")
 
 
 def _progress() -> Progress:

@@ -1,0 +1,119 @@
+"""Quote-gold evaluation: questions whose gold is quoted evidence, aligned to parsed documents.
+
+Each line of the questions JSONL is
+``{"id", "doc" (a path relative to --files), "question", "type", "evidence": ["quote", ...]}``.
+Every quote is aligned to the parsed document's text ignoring case, whitespace and
+punctuation (:mod:`finchunk.evaluate.align`) and becomes a gold passage. A quote that does
+not align is reported and stays in its question's gold as a passage no chunk can cover, so
+it counts as not retrieved.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from finchunk.errors import InputError
+from finchunk.evaluate.align import QuoteIndex
+from finchunk.evaluate.corpus import Corpus, Passage, Question
+from finchunk.model import Document
+from finchunk.parse import load
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteQuestion:
+    id: str
+    doc: str
+    question: str
+    type: str
+    evidence: tuple[str, ...]
+
+
+def _field(row: dict[str, Any], key: str, path: Path, n: int, kind: type) -> Any:
+    if key not in row:
+        raise InputError(f"{path}:{n}: missing field {key!r}")
+    value = row[key]
+    if not isinstance(value, kind):
+        raise InputError(f"{path}:{n}: field {key!r} must be {kind.__name__}")
+    return value
+
+
+def read_quote_questions(path: str | Path) -> list[QuoteQuestion]:
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such file")
+    out: list[QuoteQuestion] = []
+    with p.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{p}:{n}: not valid JSON ({exc.msg})") from exc
+            if not isinstance(row, dict):
+                raise InputError(f"{p}:{n}: expected a JSON object")
+            evidence = _field(row, "evidence", p, n, list)
+            if not all(isinstance(e, str) for e in evidence):
+                raise InputError(f"{p}:{n}: evidence must be a list of strings")
+            out.append(
+                QuoteQuestion(
+                    id=str(_field(row, "id", p, n, (str, int))),  # type: ignore[arg-type]
+                    doc=_field(row, "doc", p, n, str),
+                    question=_field(row, "question", p, n, str),
+                    type=str(row.get("type", "")),
+                    evidence=tuple(evidence),
+                )
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class QuoteCorpus:
+    corpus: Corpus
+    alignment: dict[str, Any]
+
+
+def build_quote_corpus(
+    questions: list[QuoteQuestion],
+    files: str | Path,
+    *,
+    on_document: Callable[[str], None] | None = None,
+) -> QuoteCorpus:
+    """Parse every document the questions name (once each) and align their quotes."""
+    base = Path(files)
+    docs: dict[str, Document] = {}
+    for q in questions:
+        if q.doc not in docs:
+            docs[q.doc] = load(base / q.doc, doc_id=q.doc)
+            if on_document:
+                on_document(q.doc)
+    indexes = {name: QuoteIndex(d.text) for name, d in docs.items()}
+    passages: dict[str, Passage] = {}
+    out_questions: list[Question] = []
+    unaligned: list[str] = []
+    for q in questions:
+        gold = []
+        for n, quote in enumerate(q.evidence, 1):
+            pid = f"{q.id}#{n}"
+            found = indexes[q.doc].align(quote)
+            if found is None:
+                unaligned.append(pid)
+                passages[pid] = Passage(pid, q.doc, 0, 0, "", "unaligned")
+            else:
+                passages[pid] = Passage(pid, q.doc, *found.span, "", "quote")
+            gold.append(pid)
+        out_questions.append(
+            Question(q.id, q.question, "", tuple(gold), q.type, bool(gold), (q.doc,))
+        )
+    n_quotes = len(passages)
+    alignment = {
+        "quotes": n_quotes,
+        "aligned": n_quotes - len(unaligned),
+        "unaligned_ids": unaligned,
+    }
+    corpus = Corpus(tuple(docs.values()), passages, tuple(out_questions))
+    return QuoteCorpus(corpus, alignment)
