@@ -13,7 +13,7 @@ one matrix-vector product over every vector (or over the masked subset).
 
 from __future__ import annotations
 
-import hashlib
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -60,7 +60,8 @@ def _normalise_rows(m: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class HashingEmbedder:
-    """Deterministic feature hashing of tokens and token bigrams into ``dim`` signed buckets."""
+    """Deterministic feature hashing (CRC-32) of tokens and token bigrams into ``dim`` signed
+    buckets."""
 
     dim: int = 256
 
@@ -72,9 +73,11 @@ class HashingEmbedder:
         toks = tokenize(text)
         feats = toks + [f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)]
         v = np.zeros(self.dim, dtype=np.float32)
-        for f in feats:
-            h = int.from_bytes(hashlib.blake2b(f.encode(), digest_size=8).digest(), "little")
-            v[h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+        if not feats:
+            return v
+        h = np.fromiter((zlib.crc32(f.encode()) for f in feats), dtype=np.int64, count=len(feats))
+        signs = np.where(h & 1, 1.0, -1.0).astype(np.float32)
+        np.add.at(v, (h >> 1) % self.dim, signs)
         return v
 
     def _embed(self, texts: Sequence[str]) -> np.ndarray:
