@@ -470,6 +470,15 @@ def test_windows_1252_bytes_are_decoded(tmp_path: Path) -> None:
     assert d.id == "old" and d.source == str(p)
 
 
+def test_latin1_label_is_read_as_windows_1252(tmp_path: Path) -> None:
+    p = tmp_path / "old.htm"
+    p.write_bytes(
+        b'<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'
+        b"</head><body><p>Company\x92s \x93quoted\x94 caf\xe9</p></body></html>"
+    )
+    assert texts(parse_html_file(p)) == ["Company’s “quoted” café"]
+
+
 def test_empty_body_is_a_parse_error_naming_the_file(tmp_path: Path) -> None:
     p = tmp_path / "empty.htm"
     p.write_bytes(b"<html><head><title>x</title></head><body>  </body></html>")

@@ -36,6 +36,7 @@ from finchunk.parse.sec_sgml import is_sgml, plain_text_blocks, split_submission
 
 __all__ = ["decode_bytes", "parse_html", "parse_html_file"]
 
+_AS_CP1252 = frozenset({"iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii"})
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_\-:.]+)""", re.I)
 
 
@@ -74,7 +75,9 @@ def decode_bytes(data: bytes, source: str) -> str:
     except UnicodeDecodeError:
         pass
     m = _CHARSET.search(data[:4096])
-    candidates = [m.group(1).decode("ascii").lower()] if m else []
+    declared = m.group(1).decode("ascii").lower() if m else ""
+    # As browsers do (WHATWG), a Latin-1 or ASCII label means Windows-1252.
+    candidates = [declared] if declared and declared not in _AS_CP1252 else []
     for enc in [*candidates, "cp1252"]:
         try:
             return data.decode(enc)
