@@ -566,10 +566,15 @@ def _ask_table(d: Drafts, c: _Ctx) -> None:
     key = at["key_table"]
     for text, value in (
         (
-            r.choice((f"¿Cuánto facturó {co} en {y}?", f"¿Qué ventas registró {co} en {y}?")),
+            r.choice(
+                (f"¿Cuánto facturó {co} en {y}?", f"¿Qué cifra de negocios alcanzó {co} en {y}?")
+            ),
             f.ingresos,
         ),
-        (f"¿Cuánto ganó {co} en {y} atribuible a sus accionistas?", f.atribuible),
+        (
+            f"¿Qué resultado neto ganó {co} en {y} para los accionistas de la dominante?",
+            f.atribuible,
+        ),
         (f"¿Cuánto dinero destinó {co} a inversiones en {y}?", f.inversiones),
         (f"¿Qué caja libre generó {co} en {y}?", f.flujo_caja_libre),
         (f"¿A cuánto ascendían los fondos propios de {co} al cierre de {y}?", f.patrimonio),
@@ -604,7 +609,7 @@ def _ask_table(d: Drafts, c: _Ctx) -> None:
     s3 = num(f.emisiones[2])
     d.add(
         t,
-        f"¿Cuántas emisiones indirectas de la cadena de valor declaró {co} en {y}?",
+        f"¿Cuántas emisiones de alcance 3, las de su cadena de valor, declaró {co} en {y}?",
         f"{s3} miles de toneladas de CO₂ equivalente",
         [at["emissions_table"]],
         [s3],
@@ -735,7 +740,7 @@ def _ask_calculation(d: Drafts, c: _Ctx) -> None:
     margin = pct(q(f.ebitda / f.ingresos * 100))
     d.add(
         t,
-        f"¿Qué margen EBITDA sobre ventas obtuvo {co} en {y}?",
+        f"¿Qué margen EBITDA sobre la cifra de negocios obtuvo {co} en {y}?",
         margin,
         [key],
         [num(f.ebitda), num(f.ingresos)],
@@ -743,7 +748,7 @@ def _ask_calculation(d: Drafts, c: _Ctx) -> None:
     var = pct(q((f.atribuible / p.atribuible - 1) * 100))
     d.add(
         t,
-        f"¿En qué porcentaje cambió el beneficio neto atribuible de {co} entre {y - 1} y {y}?",
+        f"¿En qué porcentaje cambió el resultado neto atribuido de {co} entre {y - 1} y {y}?",
         var,
         [key],
         [num(f.atribuible), num(p.atribuible)],
@@ -751,7 +756,7 @@ def _ask_calculation(d: Drafts, c: _Ctx) -> None:
     lev = num(q(f.deuda_neta / f.ebitda, 2), 2)
     d.add(
         t,
-        f"¿Cuántas veces su EBITDA debía {co} en términos netos al cierre de {y}?",
+        f"¿Cuántas veces el EBITDA suponía la deuda financiera neta de {co} al cierre de {y}?",
         f"{lev} veces",
         [key],
         [num(f.deuda_neta), num(f.ebitda)],
@@ -767,7 +772,7 @@ def _ask_calculation(d: Drafts, c: _Ctx) -> None:
     growth = pct(q((f.ingresos / p.ingresos - 1) * 100))
     d.add(
         t,
-        f"¿Cuánto crecieron o cayeron las ventas de {co} en {y} respecto al año anterior?",
+        f"¿Cuánto varió la cifra de negocios de {co} en {y} respecto al año anterior?",
         growth,
         [key],
         [num(f.ingresos), num(p.ingresos)],

@@ -509,7 +509,7 @@ def _ask_notes(d: Drafts, c: _Ctx, kid: str) -> None:
     avg = pct(f.lending_avg)
     d.add(
         t,
-        f"¿Qué proporción media de la cartera del {n} estuvo prestada en {y}?",
+        f"¿Qué porcentaje medio de la cartera del {n} estuvo prestado en {y}?",
         avg,
         [at["fn_lending"]],
         [avg],

@@ -286,8 +286,7 @@ def _ask_text(d: Drafts, c: _Ctx) -> None:
     )
     d.add(
         t,
-        f"¿A qué ritmo anual espera {FIRM} que crezca el beneficio por acción de {co} "
-        f"después de {y}?",
+        f"¿Qué crecimiento anual compuesto del BPA prevé {FIRM} para {co} después de {y}?",
         c.cagr,
         [at["summary"]],
         [c.cagr],

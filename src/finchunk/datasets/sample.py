@@ -55,7 +55,7 @@ def generate(
         built.append(tick(build_research_note(n + 1, issuer, config.last_year, rng)))
     comparisons = [
         *_issuer_comparisons(issuers, annual, first, config.last_year),
-        *_fund_comparisons(funds, fund_docs),
+        *_fund_comparisons(funds, fund_docs, config.last_year),
     ]
     return _assemble(built, comparisons)
 
@@ -112,8 +112,8 @@ def _issuer_comparisons(
             win, lose, vw, vl = (a, b, va, vb) if va >= vb else (b, a, vb, va)
             yield Draft(
                 t,
-                f"¿Qué compañía obtuvo más beneficio neto atribuible en {year}, {a.name} o "
-                f"{b.name}?",
+                f"¿Qué compañía tuvo un mayor resultado neto atribuido en {year}, "
+                f"{a.name} o {b.name}?",
                 f"{win.name}: {num(vw)} millones de euros, frente a {num(vl)} millones de "
                 f"{lose.name}",
                 (annual[i, year].anchors["key_table"], annual[j, year].anchors["key_table"]),
@@ -126,7 +126,7 @@ def _issuer_comparisons(
             verdict = "Aumentó" if n1 > n0 else "No aumentó"
             yield Draft(
                 t,
-                f"¿Creció el número de empleados de {issuer.name} entre {year - 1} y {year}?",
+                f"¿Aumentó la plantilla de {issuer.name} entre {year - 1} y {year}?",
                 f"{verdict}: pasó de {num(n0, 0)} a {num(n1, 0)} personas",
                 (
                     annual[issuer.index, year - 1].anchors["group"],
@@ -137,7 +137,7 @@ def _issuer_comparisons(
             )
 
 
-def _fund_comparisons(funds: list[Fund], docs: list[BuiltDoc]) -> Iterator[Draft]:
+def _fund_comparisons(funds: list[Fund], docs: list[BuiltDoc], year: int) -> Iterator[Draft]:
     for i, j in _pairs(len(funds)):
         a, b = funds[i], funds[j]
         pa, pb = pct(a.ogc, 2), pct(b.ogc, 2)
@@ -148,8 +148,8 @@ def _fund_comparisons(funds: list[Fund], docs: list[BuiltDoc]) -> Iterator[Draft
             answer = f"El {cheap.name} ({pc}, frente al {pd} del {dear.name})"
         yield Draft(
             QuestionType.COMPARACION,
-            f"¿Qué ETF resulta más barato de mantener por gastos corrientes, el {a.name} o el "
-            f"{b.name}?",
+            f"Según sus KID de {year}, ¿qué ETF resulta más barato de mantener por gastos "
+            f"corrientes, el {a.name} o el {b.name}?",
             answer,
             (docs[i].anchors["cost_parts"], docs[j].anchors["cost_parts"]),
             (pa, pb),
