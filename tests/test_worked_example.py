@@ -81,3 +81,15 @@ def test_coverage_fractions() -> None:
     assert coverage((10, 20), []) == 0.0
     assert coverage((10, 20), [(0, 100)]) == 1.0
     assert coverage((10, 20), [(20, 30), (0, 10)]) == 0.0
+
+
+def test_structure_attaches_the_nearest_following_note_of_a_repeated_mark() -> None:
+    from finchunk.parse.markdown import parse_markdown
+
+    text = (
+        "| a | b |\n|---|---|\n| Ventas¹ | 1 |\n\n¹ Primera tabla.\n\n"
+        "| c | d |\n|---|---|\n| Gastos¹ | 2 |\n\n¹ Segunda tabla.\n"
+    )
+    doc = parse_markdown(text, "d")
+    tables = [c for c in Structure().chunk(doc) if c.kind == "table"]
+    assert [c.body.split("\n\n")[-1] for c in tables] == ["¹ Primera tabla.", "¹ Segunda tabla."]

@@ -18,6 +18,7 @@ from finchunk.evaluate.report import print_eval_tables
 from finchunk.evaluate.run import Scope, Variant, evaluate
 from finchunk.facts.cli import app as facts_app
 from finchunk.parse import load
+from finchunk.retrieve.cli import register as register_retrieve
 
 app = typer.Typer(
     help="finchunk: chunk financial documents, retrieve, and measure recall against gold passages.",
@@ -25,6 +26,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(facts_app, name="facts")
+register_retrieve(app)
 console = Console()
 DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
@@ -138,12 +140,59 @@ def _eval_corpus(
     return read_corpus(docs, passages, questions), None
 
 
+IssuersOpt = Annotated[int, typer.Option(help="Fictitious issuers (annual reports).")]
+YearsOpt = Annotated[int, typer.Option(help="Years of annual reports per issuer.")]
+FundsOpt = Annotated[int, typer.Option(help="UCITS ETFs (prospectus + KID each).")]
+NotesOpt = Annotated[int, typer.Option(help="Research notes.")]
+SeedOpt = Annotated[int, typer.Option(help="Random seed (same seed, same corpus).")]
+
+
+def _sample_config(issuers: int, years: int, funds: int, notes: int, seed: int) -> Any:
+    from finchunk.datasets import SampleConfig
+
+    return SampleConfig(issuers=issuers, years=years, funds=funds, notes=notes, seed=seed)
+
+
+@app.command()
+def generate(
+    out: Annotated[Path, typer.Option("-o", "--out", help="Folder for the three files.")],
+    issuers: IssuersOpt = 4,
+    years: YearsOpt = 2,
+    funds: FundsOpt = 5,
+    notes: NotesOpt = 3,
+    seed: SeedOpt = 0,
+) -> None:
+    """Write a sample corpus in the lesson's schema (documents, passages, questions)."""
+    from finchunk.datasets import generate as generate_corpus
+    from finchunk.datasets import write_lesson_files
+
+    with user_errors():
+        cfg = _sample_config(issuers, years, funds, notes, seed)
+        with _progress() as bar:
+            task = bar.add_task("generating", total=None)
+
+            def tick(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            corpus = generate_corpus(cfg, on_document=tick)
+            files = write_lesson_files(corpus, out)
+        console.print(
+            f"{len(corpus.documents)} documents, {len(corpus.passages)} passages, "
+            f"{len(corpus.questions)} questions → {files.documents.parent}"
+        )
+
+
 @app.command()
 def demo(
     out: Annotated[Path, typer.Option(help="Folder for the corpus, report and figures.")] = Path(
         "finchunk-demo"
     ),
     budget: Annotated[int, typer.Option(help="Character budget for sections 4 and 5.")] = 1300,
+    issuers: IssuersOpt = 4,
+    years: YearsOpt = 2,
+    funds: FundsOpt = 5,
+    notes: NotesOpt = 3,
+    seed: SeedOpt = 0,
 ) -> None:
     """Generate the sample corpus and run the whole analysis: tables, report.md, figures."""
     import time
@@ -159,7 +208,8 @@ def demo(
 
     with user_errors():
         started = time.perf_counter()
-        cfg = DemoConfig(out=out, budget=budget)
+        sample = _sample_config(issuers, years, funds, notes, seed)
+        cfg = DemoConfig(out=out, budget=budget, sample=sample)
         out.mkdir(parents=True, exist_ok=True)
         corpus = load_demo_corpus(cfg)
         with _progress() as bar:

@@ -17,6 +17,7 @@ tables, which are never cut.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from finchunk.chunk.base import make_chunk, trim_span
@@ -28,13 +29,23 @@ from finchunk.model import Chunk, Document, Element, ElementKind
 _PACKED = frozenset({ElementKind.TEXT, ElementKind.LIST, ElementKind.NOTE})
 
 
-def note_index(elements: tuple[Element, ...]) -> dict[str, int]:
-    """Mark → index of the (first) note element defining it."""
-    out: dict[str, int] = {}
-    for i, e in enumerate(elements):
-        if e.kind is ElementKind.NOTE and e.mark is not None:
-            out.setdefault(e.mark, i)
-    return out
+class NoteLookup:
+    """Mark → the note that an element citing it means: the nearest note with that mark
+    after the element (filings define "(1)" again under every table), else the nearest
+    one before it."""
+
+    def __init__(self, elements: tuple[Element, ...]) -> None:
+        self._by_mark: dict[str, list[int]] = {}
+        for i, e in enumerate(elements):
+            if e.kind is ElementKind.NOTE and e.mark is not None:
+                self._by_mark.setdefault(e.mark, []).append(i)
+
+    def resolve(self, mark: str, citing: int) -> int | None:
+        places = self._by_mark.get(mark)
+        if not places:
+            return None
+        k = bisect_right(places, citing)
+        return places[k] if k < len(places) else places[-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +65,13 @@ class Structure:
     def _plan_notes(self, doc: Document) -> dict[int, list[int]]:
         """Element index → indexes of the notes it will carry."""
         elements = doc.elements
-        marks = note_index(elements)
+        lookup = NoteLookup(elements)
         plan: dict[int, list[int]] = {}
         for i, e in enumerate(elements):
             if not e.cites or e.kind in (ElementKind.NOTE, ElementKind.HEADING):
                 continue
-            notes = [marks[m] for m in e.cites if m in marks and marks[m] != i]
+            found = (lookup.resolve(m, i) for m in e.cites)
+            notes = list(dict.fromkeys(n for n in found if n is not None and n != i))
             if not notes:
                 continue
             if (

@@ -23,7 +23,9 @@ def _is_sgml_submission(path: Path) -> bool:
             head = fh.read(4096).lstrip()
     except OSError as exc:
         raise ParseError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
-    return head.startswith((b"<SEC-DOCUMENT>", b"<SEC-HEADER>", b"<DOCUMENT>", b"<IMS-DOCUMENT>"))
+    # Full submissions may open with a PEM envelope before <SEC-DOCUMENT>.
+    markers = (b"<SEC-DOCUMENT>", b"<SEC-HEADER>", b"<IMS-DOCUMENT>", b"<IMS-HEADER>")
+    return any(m in head for m in markers) or (b"<DOCUMENT>" in head and b"<TYPE>" in head)
 
 
 def load(path: str | Path, doc_id: str | None = None) -> Document:

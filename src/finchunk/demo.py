@@ -1,0 +1,306 @@
+"""``finchunk demo``: the lesson's whole analysis on the bundled sample corpus, one command.
+
+It writes the generated corpus as lesson-schema files, reads them back exactly as
+``finchunk eval`` would, and reports (terminal tables, ``report.md``, PNG figures):
+
+1. strategies × header off/on at k = 3 and 5: recall, complete, characters, chunk counts;
+2. recall against characters delivered over k = 1..10;
+3. recall@5 by question type;
+4. an equal budget of characters: each strategy's best k within it, and budgeted recall;
+5. fixed windows of 300 / 500 / 1,000 characters at the same budget;
+6. tables indexed as Markdown vs linearised;
+7. a metadata filter (the question's own documents) instead of a context header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from finchunk.chunk import Fixed, Strategy, make_chunker
+from finchunk.chunk.tables import linearize_tables
+from finchunk.cli_common import write_json
+from finchunk.evaluate.corpus import Corpus, read_corpus
+from finchunk.evaluate.run import (
+    Ranked,
+    Scope,
+    Variant,
+    budget_scores,
+    evaluate_ranked,
+)
+
+MAIN_KS = tuple(range(1, 11))
+STRATEGIES = (Strategy.FIXED, Strategy.RECURSIVE, Strategy.STRUCTURE, Strategy.BYTITLE)
+
+
+@dataclass(frozen=True)
+class DemoConfig:
+    out: Path = Path("finchunk-demo")
+    budget: int = 1300
+    fixed_sizes: tuple[int, ...] = (300, 500, 1000)
+    sample: Any = None  # a finchunk.datasets SampleConfig; None = the default corpus
+
+
+@dataclass
+class Section:
+    title: str
+    text: str
+    table: list[dict[str, Any]] = field(default_factory=list)
+    figure: str | None = None
+
+
+Tick = Callable[[], None]
+
+
+def main_variants() -> list[Variant]:
+    return [Variant(s.value, make_chunker(s, header=h)) for s in STRATEGIES for h in (False, True)]
+
+
+def _label(v: Variant) -> str:
+    return f"{v.strategy}{' +header' if v.header else ''}"
+
+
+def best_k_within(report_rows: list[dict[str, Any]], budget: int) -> dict[str, Any] | None:
+    """The largest k whose mean characters delivered fit in ``budget``."""
+    fitting = [r for r in report_rows if r["chars"] <= budget]
+    return max(fitting, key=lambda r: r["k"]) if fitting else None
+
+
+def _budget_row(
+    corpus: Corpus, ranked: Ranked, rows: list[dict[str, Any]], budget: int
+) -> dict[str, Any]:
+    best = best_k_within(rows, budget)
+    scores = budget_scores(corpus, ranked, budget)
+    return {
+        "variant": _label(ranked.variant),
+        "best_k": best["k"] if best else 0,
+        "recall_at_best_k": best["recall"] if best else 0.0,
+        "chars_at_best_k": best["chars"] if best else 0.0,
+        "budgeted_recall": round(fmean(s.recall for s in scores), 4),
+        "budgeted_chunks": round(fmean(s.chunks for s in scores), 2),
+        "budgeted_chars": round(fmean(s.chars for s in scores), 1),
+    }
+
+
+def _rows_of(report: dict[str, Any], v: Variant) -> list[dict[str, Any]]:
+    return [r for r in report["results"] if r["strategy"] == v.strategy and r["header"] == v.header]
+
+
+def section_main(report: dict[str, Any]) -> Section:
+    counts = {(c["strategy"], c["header"]): c for c in report["chunks"]}
+    table = []
+    for r in report["results"]:
+        if r["k"] not in (3, 5):
+            continue
+        c = counts[(r["strategy"], r["header"])]
+        table.append(
+            {
+                "strategy": r["strategy"],
+                "header": "on" if r["header"] else "off",
+                "k": r["k"],
+                "recall": r["recall"],
+                "complete": r["complete"],
+                "chars": r["chars"],
+                "chunks": c["count"],
+                "mean chunk chars": c["mean_chars"],
+            }
+        )
+    return Section(
+        "1. Strategies × context header (BM25)",
+        "Recall: share of gold passages at least half covered by the top-k chunks. Complete: "
+        "share of questions with every gold passage retrieved. Chars: mean characters "
+        "delivered per question.",
+        table,
+    )
+
+
+def section_by_type(report: dict[str, Any]) -> Section:
+    rows = [r for r in report["by_type"] if r["k"] == 5]
+    types = sorted({r["type"] for r in rows})
+    grid: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        label = f"{r['strategy']}{' +header' if r['header'] else ''}"
+        grid.setdefault(label, {"variant": label})[f"{r['type']}"] = r["recall"]
+    n = {r["type"]: r["questions"] for r in rows}
+    return Section(
+        "3. Recall@5 by question type",
+        "Questions per type: " + ", ".join(f"{t} {n[t]}" for t in types) + ".",
+        list(grid.values()),
+    )
+
+
+def run_budget(
+    corpus: Corpus, report: dict[str, Any], rankeds: Sequence[Ranked], budget: int
+) -> Section:
+    table = [_budget_row(corpus, rk, _rows_of(report, rk.variant), budget) for rk in rankeds]
+    return Section(
+        f"4. Equal budget: {budget:,} characters",
+        "best_k: the largest k whose mean characters delivered fit the budget; budgeted "
+        "recall: chunks delivered in rank order until the next one would exceed the budget.",
+        table,
+    )
+
+
+def run_fixed_sizes(corpus: Corpus, cfg: DemoConfig, tick: Tick) -> Section:
+    variants = [Variant(f"fixed-{n}", Fixed(size=n, overlap=n // 10)) for n in cfg.fixed_sizes]
+    report, rankeds = evaluate_ranked(corpus, variants, MAIN_KS, on_question=tick)
+    table = [_budget_row(corpus, rk, _rows_of(report, rk.variant), cfg.budget) for rk in rankeds]
+    return Section(
+        f"5. Fixed windows (10 % overlap) at {cfg.budget:,} characters",
+        "Smaller windows fit more chunks in the budget; larger ones cut fewer passages.",
+        table,
+    )
+
+
+def run_linearised(corpus: Corpus, tick: Tick) -> Section:
+    base = make_chunker(Strategy.STRUCTURE)
+    variants = [
+        Variant("structure (tables as Markdown)", base),
+        Variant(
+            "structure (tables linearised)", base, index_text=lambda c: linearize_tables(c.text)
+        ),
+    ]
+    report, _ = evaluate_ranked(corpus, variants, (3, 5), on_question=tick)
+    table = [
+        {
+            "variant": r["strategy"],
+            "k": r["k"],
+            "recall": r["recall"],
+            "complete": r["complete"],
+            "chars": r["chars"],
+        }
+        for r in report["results"]
+    ]
+    return Section(
+        "6. Tables as Markdown vs linearised (BM25)",
+        'Linearised: each row as "row label: column = value; …"; spans are unchanged.',
+        table,
+    )
+
+
+def run_filter(corpus: Corpus, report: dict[str, Any], tick: Tick) -> Section:
+    variants = [Variant(s.value, make_chunker(s)) for s in STRATEGIES]
+    filtered, _ = evaluate_ranked(corpus, variants, (5,), scope=Scope.DOCUMENT, on_question=tick)
+    at5 = {(r["strategy"], r["header"]): r["recall"] for r in report["results"] if r["k"] == 5}
+    table = [
+        {
+            "strategy": r["strategy"],
+            "no header": at5[(r["strategy"], False)],
+            "header": at5[(r["strategy"], True)],
+            "filter, no header": r["recall"],
+        }
+        for r in filtered["results"]
+    ]
+    return Section(
+        "7. Metadata filter instead of a header (recall@5)",
+        "Filter: each question searches only its own documents (id_doc), without a header.",
+        table,
+    )
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3f}"
+    return str(v)
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return ""
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    lines += ["| " + " | ".join(_fmt(r.get(c, "")) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def rich_table(section: Section) -> Table:
+    t = Table(title=section.title, title_justify="left")
+    if not section.table:
+        return t
+    cols = list(dict.fromkeys(k for r in section.table for k in r))
+    for c in cols:
+        t.add_column(c, justify="left" if c in ("strategy", "variant", "header") else "right")
+    for r in section.table:
+        t.add_row(*(_fmt(r.get(c, "")) for c in cols))
+    return t
+
+
+def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: float) -> Path:
+    c = corpus
+    parts = [
+        "# finchunk demo report",
+        "",
+        f"Corpus: {len(c.documents)} documents, {len(c.passages)} passages, "
+        f"{len(c.questions)} questions ({len(c.answerable)} answerable; unanswerable ones "
+        "are excluded from recall). Retriever: BM25 over all documents unless stated.",
+        "",
+    ]
+    for s in sections:
+        parts += [f"## {s.title}", "", s.text, ""]
+        if s.table:
+            parts += [markdown_table(s.table), ""]
+        if s.figure:
+            parts += [f"![{s.title}]({s.figure})", ""]
+    parts.append(
+        f"Wall time: {wall:.1f} s. Reproduce section 1 with `finchunk eval` on the "
+        "files in this folder (see eval-report.json)."
+    )
+    path = out / "report.md"
+    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    return path
+
+
+def run_analysis(
+    corpus: Corpus, cfg: DemoConfig, tick: Tick, console: Console
+) -> tuple[dict[str, Any], list[Section]]:
+    from finchunk.evaluate.plots import recall_by_type_dots, recall_vs_chars
+
+    report, rankeds = evaluate_ranked(corpus, main_variants(), MAIN_KS, on_question=tick)
+    write_json(cfg.out / "eval-report.json", report)
+    curves = Section(
+        "2. Recall vs characters delivered, k = 1..10",
+        "Each point is one k; up and to the left is better.",
+        figure="recall_vs_chars.png",
+    )
+    recall_vs_chars(
+        report["results"],
+        cfg.out / "recall_vs_chars.png",
+        "Recall vs characters delivered (BM25, k = 1..10)",
+    )
+    by_type = section_by_type(report)
+    by_type.figure = "recall_by_type.png"
+    recall_by_type_dots(
+        [r for r in report["by_type"] if r["k"] == 5],
+        cfg.out / "recall_by_type.png",
+        "Recall@5 by question type",
+    )
+    sections = [
+        section_main(report),
+        curves,
+        by_type,
+        run_budget(corpus, report, rankeds, cfg.budget),
+        run_fixed_sizes(corpus, cfg, tick),
+        run_linearised(corpus, tick),
+        run_filter(corpus, report, tick),
+    ]
+    return report, sections
+
+
+def load_demo_corpus(cfg: DemoConfig) -> Corpus:
+    from finchunk.datasets import SampleConfig, generate, write_lesson_files
+
+    sample = generate(cfg.sample or SampleConfig())
+    paths = write_lesson_files(sample, cfg.out)
+    return read_corpus(paths.documents, paths.passages, paths.questions)
+
+
+def demo_question_steps(corpus: Corpus, cfg: DemoConfig) -> int:
+    """Ranking steps, for the progress bar: one per answerable question and variant."""
+    n_variants = 8 + len(cfg.fixed_sizes) + 2 + 4
+    return n_variants * len(corpus.answerable)
