@@ -472,9 +472,14 @@ def _ask_table(d: Drafts, c: _Ctx, kid: str) -> None:
         [num(weight, 2)],
     )
     label, share = f.breakdown[0]
+    what = {
+        AssetClass.EQUITY: f"al sector {label}",
+        AssetClass.GOVERNMENT: f"a deuda de {label}",
+        AssetClass.CORPORATE: f"a bonos con calificación {label}",
+    }[f.theme.asset]
     d.add(
         t,
-        f"¿Qué porcentaje del índice del {n} corresponde a {label}, según el folleto de {y}?",
+        f"¿Qué porcentaje del índice del {n} corresponde {what}, según el folleto de {y}?",
         f"{num(share, 2)} %",
         [at["breakdown"]],
         [num(share, 2)],

@@ -1,7 +1,7 @@
 """Generate the sample corpus: annual reports, ETF prospectuses and KIDs, research notes.
 
-``generate(SampleConfig())`` gives the lesson-sized corpus (21 documents, about 940
-passages, 264 questions); larger configurations scale linearly. Every entity (issuer,
+``generate(SampleConfig())`` gives the lesson-sized corpus (21 documents, 920
+passages, 264 questions at seed 0); larger configurations scale linearly. Every entity (issuer,
 fund, document) draws from its own generator seeded by ``(seed, kind, index)``, so a
 document does not change when the corpus around it grows.
 """
