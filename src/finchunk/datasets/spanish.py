@@ -22,17 +22,19 @@ MONTHS = (
 )
 
 _QUANTA = {n: Decimal(1).scaleb(-n) for n in range(6)}
+_SWAP_SEPARATORS = str.maketrans({",": ".", ".": ","})
 
 
 def q(value: Decimal | int, places: int = 1) -> Decimal:
     """Round half up to ``places`` decimals."""
-    return Decimal(value).quantize(_QUANTA[places], rounding=ROUND_HALF_UP)
+    if not isinstance(value, Decimal):
+        value = Decimal(value)
+    return value.quantize(_QUANTA[places], rounding=ROUND_HALF_UP)
 
 
 def num(value: Decimal | int, places: int = 1) -> str:
     """``Decimal("13668.9")`` -> ``"13.668,9"``; integers with ``places=0`` -> ``"12.450"``."""
-    text = f"{q(value, places):,.{places}f}"
-    return text.replace(",", "\x00").replace(".", ",").replace("\x00", ".")
+    return f"{q(value, places):,.{places}f}".translate(_SWAP_SEPARATORS)
 
 
 def pct(value: Decimal | int, places: int = 1) -> str:
