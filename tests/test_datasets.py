@@ -357,6 +357,12 @@ def test_bad_config_is_an_input_error(kwargs) -> None:
         SampleConfig(**kwargs)
 
 
+def test_any_reporting_year_works() -> None:
+    c = generate(SampleConfig(issuers=1, years=3, funds=1, notes=1, last_year=1995))
+    assert {d.anio for d in c.documents} == {1993, 1994, 1995}
+    assert "Informe anual 1993" in c.documents[0].titulo
+
+
 def test_empty_and_funds_only_configs() -> None:
     assert generate(SampleConfig(issuers=0, funds=0, notes=0)).documents == []
     only_funds = generate(SampleConfig(issuers=0, funds=1, notes=0))

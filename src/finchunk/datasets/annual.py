@@ -319,8 +319,9 @@ def _sustainability(w: MarkdownWriter, c: _Ctx) -> None:
     f, p, y = c.f, c.prev, c.year
     w.heading(2, SECTIONS[5])
     w.para(
-        f"{c.co} mantiene su compromiso de alcanzar las cero emisiones netas en 2040 y vincula "
-        "parte de la retribución variable de la alta dirección a objetivos climáticos."
+        f"{c.co} mantiene su compromiso de alcanzar las cero emisiones netas en "
+        f"{c.issuer.base_year + 25} y vincula parte de la retribución variable de la alta "
+        "dirección a objetivos climáticos."
     )
     c.at["emissions"] = w.para(
         f"En {y} las emisiones de alcances 1 y 2 se redujeron un "

@@ -266,7 +266,7 @@ def make_fund(seed: int, index: int, year: int) -> Fund:
     ogc = Decimal(ogc_bp).scaleb(-2)
     tc = Decimal(rng.randint(1, 12)).scaleb(-2)
     years = 5 if equity else (2 if theme.asset is AssetClass.GOVERNMENT else 3)
-    start = rng.randint(2012, year - years - 1)
+    start = rng.randint(year - 11, year - years - 1)
     return Fund(
         index=index,
         name=name,
@@ -274,7 +274,7 @@ def make_fund(seed: int, index: int, year: int) -> Fund:
         theme=theme,
         share_class=share_class,
         isin=isin(rng),
-        launch=date(rng.randint(2010, year - 5), rng.randint(1, 12), rng.randint(1, 28)),
+        launch=date(rng.randint(year - 13, year - 5), rng.randint(1, 12), rng.randint(1, 28)),
         aum=dec(rng, "150.0", "9000.0"),
         constituents=constituents,
         ogc=ogc,

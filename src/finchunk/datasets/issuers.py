@@ -404,7 +404,7 @@ def make_issuer(seed: int, index: int, first_year: int, last_year: int) -> Issue
         city=rng.choice(CITIES),
         agency=rng.choice(AGENCIES),
         rating=rng.choice(RATINGS),
-        base_year=rng.randint(2015, 2019),
+        base_year=rng.randint(first_year - 8, first_year - 3),
         figures=figures,
     )
 

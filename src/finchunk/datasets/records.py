@@ -106,7 +106,7 @@ class SampleConfig:
             raise InputError("sample corpus: years must be >= 1 when there are issuers")
         if self.notes and not self.issuers:
             raise InputError("sample corpus: research notes need at least one issuer")
-        if not 1900 < self.last_year < 3000:
+        if not 1950 <= self.last_year <= 2200:
             raise InputError(f"sample corpus: last_year out of range: {self.last_year}")
 
     @property
