@@ -1,0 +1,136 @@
+"""Small PDFs written with fpdf2 for the PDF parser and FinanceBench tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fpdf import FPDF
+
+RUNNING_HEADER = "ACME Corp - Annual Report 2023"
+
+TABLE_ROWS = [
+    ("(Millions) 2023 2022 2021", True),
+    ("Net sales $ 5,363 $ 4,869 $ 5,058", False),
+    ("Cost of sales (3,120) (2,950) (2,801)", False),
+    ("Operating expenses", True),
+    ("Selling, general and administrative (1) 1,012 987 954", False),
+    ("Research and development 402 398 377", False),
+    ("Operating income $ 829 $ 534 $ 926", False),
+]
+
+
+def _page(pdf: FPDF, number: int) -> None:
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=9)
+    pdf.cell(0, 6, RUNNING_HEADER, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+
+
+def _footer(pdf: FPDF, number: int) -> None:
+    pdf.set_y(-20)
+    pdf.set_font("Helvetica", size=9)
+    pdf.cell(0, 6, str(number), align="C")
+
+
+def _line(pdf: FPDF, text: str, *, bold: bool = False, size: int = 10) -> None:
+    pdf.set_font("Helvetica", style="B" if bold else "", size=size)
+    pdf.cell(0, 5, text, new_x="LMARGIN", new_y="NEXT")
+
+
+def _paragraph(pdf: FPDF, lines: list[str]) -> None:
+    for t in lines:
+        _line(pdf, t)
+    pdf.ln(3)
+
+
+def write_report(path: Path) -> Path:
+    """A three-page annual report: headings, paragraphs, a list, a table with a note."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    _page(pdf, 1)
+    _line(pdf, "PART I", bold=True, size=12)
+    _line(pdf, "Item 1. Business", bold=True)
+    _paragraph(
+        pdf,
+        [
+            "ACME Corp makes anvils, rockets and other equipment for desert operations in more",
+            "than forty countries, and sells them through its own stores and online channels.",
+            "The company was founded in 1949.",
+        ],
+    )
+    _line(pdf, "Our principal markets include:")
+    for item in (
+        "Desert logistics and road maintenance",
+        "Aerospace hobbyists",
+        "Industrial customers",
+    ):
+        _line(pdf, f"\u00b7 {item}")
+    pdf.ln(3)
+    _paragraph(
+        pdf,
+        [
+            "Employees numbered 1,250 at year end, most of them in manufacturing",
+            "plants located in Arizona and New Mexico.",
+        ],
+    )
+    _footer(pdf, 1)
+    _page(pdf, 2)
+    _line(pdf, "PART II", bold=True, size=12)
+    _line(pdf, "Item 7. Management's Discussion and Analysis", bold=True)
+    _paragraph(
+        pdf,
+        [
+            "Net sales grew ten percent in 2023, driven by rocket skates and a strong season for",
+            "anvils. Gross margin improved as freight costs eased during the second half.",
+        ],
+    )
+    _line(pdf, "Consolidated Statement of Income", bold=True)
+    for text, bold in TABLE_ROWS:
+        _line(pdf, text, bold=bold)
+    _line(pdf, "(1) Includes restructuring charges of $12 million in 2023.", size=8)
+    pdf.ln(3)
+    _paragraph(pdf, ["Liquidity remained strong, with cash of $2.8 billion at year end."])
+    _footer(pdf, 2)
+    _page(pdf, 3)
+    _line(pdf, "Item 8. Financial Statements", bold=True)
+    _paragraph(
+        pdf,
+        [
+            "The financial statements follow the notes on risk factors and are audited",
+            "by an independent registered public accounting firm.",
+        ],
+    )
+    _footer(pdf, 3)
+    pdf.output(str(path))
+    return path
+
+
+def write_blank(path: Path) -> Path:
+    """A PDF with a drawing and no text layer (like a scanned page)."""
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.rect(20, 20, 100, 50, style="F")
+    pdf.output(str(path))
+    return path
+
+
+def write_encrypted(path: Path) -> Path:
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.cell(text="confidential")
+    pdf.set_encryption(owner_password="owner", user_password="user")
+    pdf.output(str(path))
+    return path
+
+
+def write_simple(path: Path, pages: list[list[str]]) -> Path:
+    """One line of text per entry, one PDF page per list."""
+    pdf = FPDF()
+    pdf.set_auto_page_break(False)
+    for lines in pages:
+        pdf.add_page()
+        for t in lines:
+            _line(pdf, t)
+    pdf.output(str(path))
+    return path
