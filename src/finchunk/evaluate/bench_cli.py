@@ -1,0 +1,186 @@
+"""``finchunk bench …``: benchmarks on public data sets (registered by the root CLI).
+
+``finchunk bench financebench --data DIR [--strategies a,b] [--scope document,corpus,filtered]
+[--retrievers bm25,bm25-stem,bm25-fin] [--header on|off|both] [--k 1-10] [--json OUT]``
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.table import Table
+
+from finchunk.cli_common import HeaderMode, parse_ks, parse_list, user_errors, write_json
+from finchunk.evaluate.financebench import (
+    PAPER_TABLE4,
+    BenchConfig,
+    FBRetriever,
+    FBScope,
+    FBStrategy,
+    parse_scope,
+    parse_strategy,
+)
+from finchunk.evaluate.financebench import (
+    Progress as BenchProgress,
+)
+
+app = typer.Typer(
+    help="Benchmarks on public data sets.", no_args_is_help=True, add_completion=False
+)
+console = Console()
+
+
+@app.callback()
+def bench() -> None:
+    """Benchmarks on public data sets."""
+
+
+def _retriever(name: str) -> FBRetriever:
+    from finchunk.errors import InputError
+
+    try:
+        return FBRetriever(name.strip().lower())
+    except ValueError:
+        choices = ", ".join(r.value for r in FBRetriever)
+        raise InputError(
+            f"--retrievers: unknown retriever {name!r}; choose from {choices}"
+        ) from None
+
+
+@app.command("financebench")
+def financebench(
+    data: Annotated[Path, typer.Option(help="FinanceBench folder (JSONL files and pdfs/).")],
+    strategies: Annotated[str, typer.Option(help="Comma list of strategies.")] = ",".join(
+        s.value for s in FBStrategy
+    ),
+    scope: Annotated[str, typer.Option(help="Comma list: document, corpus, filtered.")] = (
+        "document,corpus,filtered"
+    ),
+    retrievers: Annotated[str, typer.Option(help="Comma list: bm25, bm25-stem, bm25-fin.")] = (
+        "bm25,bm25-stem,bm25-fin"
+    ),
+    header: Annotated[HeaderMode, typer.Option(help="Context header: on, off or both.")] = (
+        HeaderMode.OFF
+    ),
+    k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 5,10.")] = "1-10",
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = (
+        None
+    ),
+) -> None:
+    """Page accuracy of chunking strategies on FinanceBench, next to the paper's Table 4."""
+    with user_errors():
+        from finchunk.datasets.financebench import load_financebench
+        from finchunk.evaluate.financebench import run_benchmark
+
+        config = BenchConfig(
+            strategies=tuple(parse_list(strategies, parse_strategy, "--strategies")),
+            scopes=tuple(dict.fromkeys(parse_list(scope, parse_scope, "--scope"))),
+            ks=tuple(parse_ks(k)),
+            headers=tuple(header.values()),
+            retrievers=tuple(dict.fromkeys(parse_list(retrievers, _retriever, "--retrievers"))),
+        )
+        fb = load_financebench(data)
+        started = time.perf_counter()
+        variants = len(config.strategies) * len(config.headers) * len(config.retrievers)
+        with _progress() as bar:
+            parsing = bar.add_task("parsing PDFs", total=len(fb.documents))
+            ranking = bar.add_task("ranking", total=variants * len(config.scopes))
+            report = run_benchmark(
+                fb,
+                config,
+                BenchProgress(
+                    parsed=lambda: bar.advance(parsing), ranked=lambda: bar.advance(ranking)
+                ),
+            )
+        report["wall_s"] = round(time.perf_counter() - started, 1)
+        print_report(console, report)
+        if json_out:
+            write_json(json_out, report)
+            console.print(f"report → {json_out}")
+
+
+def _progress() -> Progress:
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+
+
+def _label(row: dict[str, Any]) -> str:
+    head = " +header" if row["header"] else ""
+    return f"{row['strategy']}{head} ({row['retriever']})"
+
+
+def results_table(report: dict[str, Any], scope: str) -> Table | None:
+    rows = [r for r in report["results"] if r["scope"] == scope]
+    if not rows:
+        return None
+    ks = [k for k in (5, 10) if any(r["k"] == k for r in rows)] or sorted({r["k"] for r in rows})
+    t = Table(
+        title=f"FinanceBench, scope={scope}: page accuracy (page recall, evidence recall, chars)"
+    )
+    t.add_column("strategy (retriever)")
+    for k in ks:
+        t.add_column(f"k={k}", justify="right")
+    t.add_column("paper @10", justify="right")
+    grid: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
+    strategy_of: dict[str, str] = {}
+    for r in rows:
+        grid[_label(r)][r["k"]] = r
+        strategy_of[_label(r)] = r["strategy"]
+    for label, by_k in grid.items():
+        cells = [_cell(by_k.get(k)) for k in ks]
+        paper = PAPER_TABLE4.get(strategy_of[label])
+        ref = f"{paper[1]:.2f} % ({paper[0]})" if paper and scope == "document" else ""
+        t.add_row(label, *cells, ref)
+    return t
+
+
+def _cell(r: dict[str, Any] | None) -> str:
+    if r is None:
+        return ""
+    return (
+        f"{100 * r['page_accuracy']:.1f} % ({100 * r['page_recall']:.0f}, "
+        f"{100 * r['evidence_recall']:.0f}, {r['chars']:.0f})"
+    )
+
+
+def print_report(out: Console, report: dict[str, Any]) -> None:
+    a = report["alignment"]
+    out.print(
+        f"FinanceBench: {report['documents']} filings ({report['pages']} pages), "
+        f"{report['questions']} questions, {report['skipped']} skipped (PDF missing); "
+        f"evidence aligned {a['aligned']}/{a['quotes']} ({a['on_page']} on their gold page, "
+        f"{a['fuzzy']} fuzzy)"
+    )
+    if a["unaligned_ids"]:
+        out.print(f"unaligned evidence: {', '.join(a['unaligned_ids'])}")
+    if report.get("filter"):
+        f = report["filter"]
+        out.print(
+            f"filtered scope: own filing kept for {100 * f['own_filing_kept']:.1f} % of "
+            f"questions, {f['mean_filings']} filings searched on average"
+        )
+    for scope in FBScope:
+        table = results_table(report, scope.value)
+        if table is not None:
+            out.print(table)
+    chunks = Table(title="Chunks")
+    for col in ("strategy", "count", "mean chars"):
+        chunks.add_column(col, justify="left" if col == "strategy" else "right")
+    for r in report["chunks"]:
+        head = " +header" if r["header"] else ""
+        chunks.add_row(f"{r['strategy']}{head}", str(r["count"]), f"{r['mean_chars']:.0f}")
+    out.print(chunks)
+    if "wall_s" in report:
+        out.print(f"wall time: {report['wall_s']} s")

@@ -1,0 +1,30 @@
+"""Harman's S-stemmer (1991): English plurals folded to singular, for lexical retrieval.
+
+"statements" → "statement", "liabilities" → "liability", "flows" → "flow"; words ending in
+"us" or "ss" ("gross", "bonus") stay. Only plural endings are touched, so the stemmer is
+safe on financial vocabulary, and it is cheap: a regex visits only words ending in "s".
+Used by the ``bm25-stem`` retriever of the FinanceBench benchmark, on chunk texts and queries
+alike (the delivered chunk text is never changed).
+"""
+
+from __future__ import annotations
+
+import re
+
+_PLURAL = re.compile(r"\b[A-Za-z]{3,}s\b")
+
+
+def stem_word(word: str) -> str:
+    w = word.lower()
+    if w.endswith("ies") and not w.endswith(("eies", "aies")):
+        return w[:-3] + "y"
+    if w.endswith("es") and not w.endswith(("aes", "ees", "oes")):
+        return w[:-1]
+    if w.endswith("s") and not w.endswith(("us", "ss")):
+        return w[:-1]
+    return w
+
+
+def stem_text(text: str) -> str:
+    """``text`` with every plural word replaced by its singular (lowercased)."""
+    return _PLURAL.sub(lambda m: stem_word(m.group()), text)
