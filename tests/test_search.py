@@ -12,6 +12,7 @@ from finchunk.retrieve.dense import DenseIndex, HashingEmbedder, make_embedder
 from finchunk.retrieve.filters import (
     Filter,
     auto_filters,
+    auto_mask,
     canonical_metadata,
     document_mask,
     parse_filter,
@@ -76,6 +77,13 @@ def test_relax_drops_year_then_type_when_nothing_matches():
     f = [Filter("issuer", "Repsol, S.A."), Filter("year", "2023")]
     assert relax(METAS, f) == [Filter("issuer", "Repsol, S.A.")]
     assert relax(METAS, [Filter("issuer", "Nobody")]) == []
+
+
+def test_auto_mask_maps_document_filters_to_chunks():
+    chunk_doc = np.array([0, 0, 1, 2, 3, 3])
+    mask = auto_mask("beneficio de Repsol en 2024", METAS, chunk_doc)
+    assert mask.tolist() == [True, True, False, False, False, False]
+    assert auto_mask("¿qué es un bono?", METAS, chunk_doc) is None
 
 
 def test_rrf_fuses_ranks_and_ignores_bm25_zeros():

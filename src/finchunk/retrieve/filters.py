@@ -214,3 +214,15 @@ def relax(metas: Sequence[Mapping[str, str]], filters: Sequence[Filter]) -> list
             break
         current = [f for f in current if f.field != field]
     return current if not current or document_mask(metas, current).any() else []
+
+
+def auto_mask(
+    question: str, metas: Sequence[Mapping[str, str]], chunk_doc: np.ndarray
+) -> np.ndarray | None:
+    """Chunk mask of ``--auto-filter`` for one question (None: no filter applies).
+
+    ``metas`` are the documents' canonical metadata (:func:`canonical_metadata`) and
+    ``chunk_doc`` gives, per chunk, the position of its document in ``metas``.
+    """
+    found = relax(metas, auto_filters(question, metas))
+    return document_mask(metas, found)[chunk_doc] if found else None
