@@ -620,22 +620,17 @@ class Index:
         counts = [d.chunks for d in self.manifest.documents]
         return np.repeat(np.arange(len(counts)), counts)
 
-    @cached_property
-    def _columns(self) -> dict[str, list[Any]]:
-        names = ("id", "doc_id", "spans", "section", "page", "header", "text")
-        return {n: self.chunks.column(n).to_pylist() for n in names}
-
     def chunk(self, i: int) -> ChunkRecord:
-        c = self._columns
+        r = self.chunks.slice(i, 1).to_pylist()[0]
         return ChunkRecord(
             i,
-            c["id"][i],
-            c["doc_id"][i],
-            tuple(tuple(s) for s in c["spans"][i]),
-            tuple(c["section"][i]),
-            c["page"][i],
-            c["header"][i],
-            c["text"][i],
+            r["id"],
+            r["doc_id"],
+            tuple(tuple(s) for s in r["spans"]),
+            tuple(r["section"]),
+            r["page"],
+            r["header"],
+            r["text"],
         )
 
     def document_rows(self) -> dict[str, dict[str, Any]]:
