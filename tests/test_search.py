@@ -18,7 +18,7 @@ from finchunk.retrieve.filters import (
     parse_filter,
     relax,
 )
-from finchunk.retrieve.hybrid import RRFParams, rrf_scores
+from finchunk.retrieve.hybrid import RRFParams, fusion_warnings, rrf_scores
 from finchunk.retrieve.retriever import make_retriever
 from finchunk.retrieve.search import best_per_document, term_spans
 
@@ -95,6 +95,19 @@ def test_rrf_fuses_ranks_and_ignores_bm25_zeros():
     mask = np.array([True, True, False, True])
     fused = rrf_scores([bm25, dense], mask, positive_only=(True, False))
     assert fused[2] == -np.inf and fused[1] == pytest.approx(1 / 61 + 1 / 63)
+
+
+def test_fusion_warnings_name_settings_where_hybrid_loses():
+    rows = [
+        {"strategy": "structure", "header": False, "retriever": r, "k": 5, "recall": v}
+        for r, v in (("bm25", 0.6), ("dense", 0.7), ("hybrid", 0.65))
+    ] + [
+        {"strategy": "fixed", "header": True, "retriever": r, "k": 5, "recall": v}
+        for r, v in (("bm25", 0.6), ("dense", 0.5), ("hybrid", 0.66))
+    ]
+    assert fusion_warnings(rows) == [
+        "structure header=off k=5: hybrid recall 0.650 is below dense alone (0.700)"
+    ]
 
 
 def test_best_per_document_picks_each_documents_top_chunk():

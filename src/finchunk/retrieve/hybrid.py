@@ -7,9 +7,9 @@ query. Ties keep text order, as everywhere in finchunk.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -75,3 +75,26 @@ class HybridIndex:
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
         return top_k(self.scores(query, mask), k, mask)
+
+
+def fusion_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Lines for each evaluation setting where hybrid recall is below BM25's or dense's.
+
+    ``rows`` are ``finchunk eval`` result rows (``strategy``, ``header``, ``retriever``, ``k``,
+    ``recall``); settings without all three retrievers are skipped.
+    """
+    groups: dict[tuple[Any, ...], dict[str, float]] = {}
+    for r in rows:
+        key = (r["strategy"], r["header"], r["k"])
+        groups.setdefault(key, {})[str(r["retriever"])] = float(r["recall"])
+    out = []
+    for (strategy, header, k), by in groups.items():
+        if not {"bm25", "dense", "hybrid"} <= set(by):
+            continue
+        best = max(("bm25", "dense"), key=lambda name: by[name])
+        if by["hybrid"] < by[best]:
+            out.append(
+                f"{strategy} header={'on' if header else 'off'} k={k}: hybrid recall "
+                f"{by['hybrid']:.3f} is below {best} alone ({by[best]:.3f})"
+            )
+    return out
