@@ -32,9 +32,13 @@ why will with would you your yours yourself yourselves
 """
 
 
+# Combining marks (accents) as a regex: one C-level pass instead of a loop per character.
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
 def _fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return decomposed if decomposed.isascii() else _COMBINING.sub("", decomposed)
 
 
 STOP_WORDS: frozenset[str] = frozenset(_fold(w) for w in (_STOP_ES + _STOP_EN).split())
