@@ -35,7 +35,7 @@ from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
 from finchunk.retrieve.dense import DenseIndex, Embedder, HashingEmbedder, make_embedder
 from finchunk.retrieve.filters import auto_mask, canonical_metadata
-from finchunk.retrieve.hybrid import HybridIndex
+from finchunk.retrieve.hybrid import HybridIndex, fusion_warnings
 from finchunk.retrieve.index import Index, IndexConfig, build_index, document_sources
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.retriever import RetrieverKind
@@ -139,16 +139,34 @@ def print_build(label: str, total: float, stages: dict[str, float], chunks: int)
 # --- recall on the demo corpus ----------------------------------------------------------------
 
 
+SCOPES = ("none", "auto", "oracle")
+
+
+def _rankings(corpus: Corpus, retriever, scope: str, masks: dict, max_k: int) -> dict:
+    out = {}
+    for q in corpus.answerable:
+        mask = masks[scope].get(q.id)
+        out[q.id] = [i for i, _ in retriever.search(q.text, max_k, mask)]
+    return out
+
+
 def recall_rows(corpus: Corpus, embedder: Embedder, ks: Sequence[int]) -> list[str]:
     metas = [canonical_metadata(d.metadata) for d in corpus.documents]
     pos = {d.id: i for i, d in enumerate(corpus.documents)}
-    rows = []
+    rows, results_by_scope = [], {s: [] for s in SCOPES}
     for header in (False, True):
         chunker = make_chunker("structure", header=header)
         chunks = chunk_corpus(corpus, chunker)
         texts = [c.text for c in chunks]
         chunk_doc = np.array([pos[c.doc_id] for c in chunks])
         doc_ids = np.array([c.doc_id for c in chunks], dtype=object)
+        masks = {
+            "none": {},
+            "auto": {q.id: auto_mask(q.text, metas, chunk_doc) for q in corpus.answerable},
+            "oracle": {
+                q.id: np.isin(doc_ids, list(q.doc_ids)) for q in corpus.answerable if q.doc_ids
+            },
+        }
         lexical, dense = LexicalIndex.build(texts), DenseIndex.build(texts, embedder)
         retrievers = {
             RetrieverKind.BM25: lexical,
@@ -157,20 +175,19 @@ def recall_rows(corpus: Corpus, embedder: Embedder, ks: Sequence[int]) -> list[s
         }
         for kind, r in retrievers.items():
             cells = []
-            for scope in ("none", "auto", "oracle"):
+            for scope in SCOPES:
                 ranked = Ranked(Variant("structure", chunker, kind.value), chunks)
-                for q in corpus.answerable:
-                    mask = None
-                    if scope == "auto":
-                        mask = auto_mask(q.text, metas, chunk_doc)
-                    elif scope == "oracle" and q.doc_ids:
-                        mask = np.isin(doc_ids, list(q.doc_ids))
-                    ranked.rankings[q.id] = [i for i, _ in r.search(q.text, max(ks), mask)]
+                ranked.rankings = _rankings(corpus, r, scope, masks, max(ks))
                 results, _ = summarize(corpus, ranked, ks)
+                results_by_scope[scope].extend(results)
                 cells.append(" ".join(f"{x['recall']:.3f}" for x in results))
-            rows.append(
-                f"  header={'on ' if header else 'off'} {kind.value:7s} " + " | ".join(cells)
-            )
+            hdr = "on " if header else "off"
+            rows.append(f"  header={hdr} {kind.value:7s} " + " | ".join(cells))
+    for scope in SCOPES:
+        rows += [
+            f"  fusion worse ({scope} filter): {w}"
+            for w in fusion_warnings(results_by_scope[scope])
+        ]
     return rows
 
 

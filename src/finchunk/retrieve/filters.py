@@ -155,11 +155,17 @@ def _contains_run(haystack: Sequence[str], needle: Sequence[str]) -> bool:
     return any(list(haystack[i : i + n]) == list(needle) for i in range(len(haystack) - n + 1))
 
 
+def _capitalised_words(text: str) -> set[str]:
+    """Normalised forms of the words written with a capital initial (proper-noun candidates)."""
+    return {normalize(m.group()) for m in _WORD.finditer(text) if m.group()[0].isupper()}
+
+
 def issuer_mentions(question: str, issuers: Sequence[str]) -> list[str]:
-    """Issuers named in the question: their distinctive words in a row, or a word only they
-    have (at least 4 letters, not a legal form or generic business word)."""
+    """Issuers named in the question: all their distinctive words in a row, or, written with a
+    capital initial, a word only they have (4+ letters, not a legal form or generic business
+    word: "Aurora" names "Aurora Energía, S.A."; "corto plazo" does not name "Fondo Corto")."""
     q_words = words(question)
-    q_set = set(q_words)
+    capitals = _capitalised_words(question)
     distinct = {i: [w for w in words(i) if w not in _GENERIC] for i in issuers}
     owners: dict[str, set[str]] = {}
     for issuer, ws in distinct.items():
@@ -168,7 +174,7 @@ def issuer_mentions(question: str, issuers: Sequence[str]) -> list[str]:
     found = []
     for issuer, ws in distinct.items():
         unique = [w for w in ws if len(w) >= 4 and owners[w] == {issuer}]
-        if _contains_run(q_words, ws) or q_set.intersection(unique):
+        if _contains_run(q_words, ws) or capitals.intersection(unique):
             found.append(issuer)
     return found
 
