@@ -6,8 +6,10 @@ pieces tile the text and nothing is lost; only whitespace at chunk ends is trimm
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from finchunk.chunk.base import BodyText, window_chunks
 from finchunk.errors import InputError
@@ -16,18 +18,16 @@ from finchunk.model import Chunk, Document, Span
 DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ")
 
 
-def _cut(text: str, start: int, end: int, sep: str) -> list[Span]:
-    """``[start, end)`` cut after each occurrence of ``sep``."""
-    out: list[Span] = []
-    pos = start
-    while True:
-        i = text.find(sep, pos, end)
-        if i < 0 or i + len(sep) >= end:
-            break
-        out.append((pos, i + len(sep)))
-        pos = i + len(sep)
-    out.append((pos, end))
-    return out
+def _cut(text: str, start: int, end: int, sep: str) -> list[int]:
+    """End offsets of the pieces of ``[start, end)`` cut after each ``sep`` (C-speed split)."""
+    parts = text[start:end].split(sep)
+    if len(parts) == 1:
+        return [end]
+    n = len(sep)
+    ends = list(accumulate((len(p) + n for p in parts[:-1]), initial=start))[1:]
+    if ends[-1] < end:
+        ends.append(end)  # text after the last separator
+    return ends
 
 
 def _lead(text: str, s: int, e: int) -> int:
@@ -42,32 +42,30 @@ def _trail(text: str, s: int, e: int) -> int:
     return e
 
 
-def merge_pieces(text: str, pieces: Sequence[Span], size: int) -> list[Span]:
-    """Merge neighbouring pieces while the trimmed result fits in ``size``."""
-    out: list[Span] = []
-    cur_s, cur_e, lead = -1, -1, 0
-    for s, e in pieces:
-        if cur_s < 0:
-            cur_s, cur_e, lead = s, e, _lead(text, s, e)
-        elif _trail(text, lead, e) - lead <= size:
-            cur_e = e
-        else:
-            out.append((cur_s, cur_e))
-            cur_s, cur_e, lead = s, e, _lead(text, s, e)
-    if cur_s >= 0:
-        out.append((cur_s, cur_e))
-    return out
-
-
 def _trimmed_len(text: str, s: int, e: int) -> int:
     s = _lead(text, s, e)
     return _trail(text, s, e) - s
 
 
+def merge_pieces(start: int, ends: Sequence[int], size: int) -> list[Span]:
+    """Greedily merge the contiguous pieces ``start..ends[0]``, ``ends[0]..ends[1]``, … into
+    ranges of at most ``size`` characters (a single longer piece stays alone); each range
+    end is found by bisection, not by walking the pieces."""
+    out: list[Span] = []
+    i, n = 0, len(ends)
+    s0 = start
+    while i < n:
+        j = max(bisect_right(ends, s0 + size, i) - 1, i)
+        out.append((s0, ends[j]))
+        s0 = ends[j]
+        i = j + 1
+    return out
+
+
 def recursive_ranges(
     text: str, start: int, end: int, size: int, separators: Sequence[str] = DEFAULT_SEPARATORS
 ) -> list[Span]:
-    """Ranges of at most ``size`` (after trimming) tiling ``[start, end)``.
+    """Ranges of at most ``size`` characters (after trimming) tiling ``[start, end)``.
 
     As LangChain's RecursiveCharacterTextSplitter: pieces that fit are merged with their
     neighbours; a piece too long is split with the next separator and its sub-pieces are
@@ -77,25 +75,27 @@ def recursive_ranges(
     if end - start <= size or _trimmed_len(text, start, end) <= size:
         return [(start, end)]
     for i, sep in enumerate(separators):
-        pieces = _cut(text, start, end, sep)
-        if len(pieces) > 1:
-            return _merge_or_recurse(text, pieces, size, separators[i + 1 :])
+        ends = _cut(text, start, end, sep)
+        if len(ends) > 1:
+            return _merge_or_recurse(text, start, ends, size, separators[i + 1 :])
     return [(s, min(s + size, end)) for s in range(start, end, size)]
 
 
 def _merge_or_recurse(
-    text: str, pieces: Sequence[Span], size: int, rest: Sequence[str]
+    text: str, start: int, ends: list[int], size: int, rest: Sequence[str]
 ) -> list[Span]:
     out: list[Span] = []
-    good: list[Span] = []
-    for s, e in pieces:
+    run_start, run_ends = start, []
+    s = start
+    for e in ends:
         if e - s <= size or _trimmed_len(text, s, e) <= size:
-            good.append((s, e))
-            continue
-        out.extend(merge_pieces(text, good, size))
-        good = []
-        out.extend(recursive_ranges(text, s, e, size, rest))
-    out.extend(merge_pieces(text, good, size))
+            run_ends.append(e)
+        else:
+            out.extend(merge_pieces(run_start, run_ends, size))
+            out.extend(recursive_ranges(text, s, e, size, rest))
+            run_start, run_ends = e, []
+        s = e
+    out.extend(merge_pieces(run_start, run_ends, size))
     return out
 
 
