@@ -139,3 +139,27 @@ def test_ask_and_view_commands(docs, tmp_path):
     page = out.read_text(encoding="utf-8")
     assert "<b>riesgo" not in page
     assert 'data-row="fixed"' in page and 'data-row="structure"' in page
+
+
+def test_index_a_lesson_documents_table_and_auto_filter_by_issuer(tmp_path):
+    from finchunk.datasets import SampleConfig, generate, write_lesson_files
+
+    files = write_lesson_files(
+        generate(SampleConfig(issuers=2, years=1, funds=1, notes=0)), tmp_path / "demo"
+    )
+    idx = tmp_path / "idx"
+    r = runner.invoke(app, ["index", "--docs", str(files.documents), "-o", str(idx)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(
+        app,
+        [
+            "search",
+            str(idx),
+            "¿Cuántos consejeros independientes tenía Boreal Telecom en 2023?",
+            "--auto-filter",
+            "--json",
+        ],
+    )
+    data = json.loads(r.output)
+    assert data["filters"] == ["issuer=Boreal Telecom", "year=2023"]
+    assert {h["doc_id"] for h in data["results"]} == {"ia-boreal-telecom-2023"}
