@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -55,6 +56,8 @@ DOCUMENTS = "documents.parquet"
 BM25_DIR = "bm25"
 VECTORS = "vectors.npy"
 META_SUFFIX = ".meta.json"
+#: Generation directories, live (``g000002``) or being written (``.g000003.tmp``).
+_GENERATION = re.compile(r"g\d{6}|\.g\d{6}\.tmp")
 
 
 class IndexMismatchError(FinchunkError):
@@ -283,7 +286,7 @@ def _publish(root: Path, gen_name: str) -> None:
     os.replace(tmp, root / CURRENT)
     _fsync_dir(root)
     for p in root.iterdir():
-        if p.is_dir() and p.name != gen_name and (p.name.startswith("g") or p.name.startswith(".")):
+        if p.is_dir() and p.name != gen_name and _GENERATION.fullmatch(p.name):
             shutil.rmtree(p, ignore_errors=True)
 
 
@@ -292,7 +295,7 @@ def _prepare_root(root: Path) -> None:
         raise InputError(f"{root}: exists and is not a directory")
     ours = (CURRENT, f"{CURRENT}.tmp")
     foreign = (
-        [p for p in root.iterdir() if not p.name.startswith(".g") and p.name not in ours]
+        [p for p in root.iterdir() if not _GENERATION.fullmatch(p.name) and p.name not in ours]
         if root.is_dir()
         else []
     )
