@@ -116,12 +116,8 @@ class Outline:
 
 def chunk_id(doc_id: str, spans: Sequence[Span], header: str) -> str:
     """Deterministic chunk id: the document id and a digest of the spans and header."""
-    h = hashlib.blake2b(digest_size=8)
-    h.update(doc_id.encode("utf-8"))
-    for s, e in spans:
-        h.update(f"|{s}:{e}".encode("ascii"))
-    h.update(b"|" + header.encode("utf-8"))
-    return f"{doc_id}#{h.hexdigest()}"
+    key = "|".join([doc_id, *(f"{s}:{e}" for s, e in spans), header])
+    return f"{doc_id}#{hashlib.blake2b(key.encode('utf-8'), digest_size=8).hexdigest()}"
 
 
 SPAN_JOINER = "\n\n"
@@ -170,7 +166,7 @@ class Chunk:
         kind: str = "text",
     ) -> Chunk:
         """Make a chunk of ``doc`` from spans; the body is always the joined span slices."""
-        spans_t = tuple((int(s), int(e)) for s, e in spans)
+        spans_t = tuple(spans)
         body = SPAN_JOINER.join(doc.text[s:e] for s, e in spans_t)
         pages: tuple[int, ...] = ()
         if doc.pages:
