@@ -8,7 +8,8 @@ Rules, for documents of any source (Markdown, HTML, PDF elements):
 * consecutive paragraphs of one section merge up to ``size``; a paragraph that cites notes
   carries them (extra spans) when paragraph and notes fit in ``size`` together;
 * a note that some chunk carries is not packed again where it stands; a note no chunk can
-  carry stays in place as ordinary text, so nothing is lost;
+  carry stays in place and opens a chunk (the paragraphs after it may join it), so notes
+  to the accounts are not diluted by their neighbours and nothing is lost;
 * ``index_notes_alone=True`` also gives every note a chunk of its own.
 
 The source size of a chunk (the sum of its span lengths) never exceeds ``size``, except for
@@ -126,7 +127,8 @@ class Structure:
             self._split_long(doc, e, out)
             return
         cost = run.cost(i, e) + run.note_cost(notes, doc.elements)
-        if not run.empty() and (run.section != e.section or run.size + cost > self.size):
+        opens = e.kind is ElementKind.NOTE  # a note is a topic of its own, like a sub-heading
+        if not run.empty() and (opens or run.section != e.section or run.size + cost > self.size):
             run.flush(out)
         run.add(i, e)
         for n in notes:
