@@ -34,7 +34,7 @@ from finchunk.evaluate.run import Ranked, Variant, chunk_corpus, summarize
 from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
 from finchunk.retrieve.dense import DenseIndex, Embedder, HashingEmbedder, make_embedder
-from finchunk.retrieve.filters import auto_mask, canonical_metadata
+from finchunk.retrieve.filters import MetadataIndex, auto_mask, canonical_metadata
 from finchunk.retrieve.hybrid import HybridIndex, fusion_warnings
 from finchunk.retrieve.index import Index, IndexConfig, build_index, document_sources
 from finchunk.retrieve.lexical import LexicalIndex
@@ -151,7 +151,7 @@ def _rankings(corpus: Corpus, retriever, scope: str, masks: dict, max_k: int) ->
 
 
 def recall_rows(corpus: Corpus, embedder: Embedder, ks: Sequence[int]) -> list[str]:
-    metas = [canonical_metadata(d.metadata) for d in corpus.documents]
+    metas = MetadataIndex([canonical_metadata(d.metadata) for d in corpus.documents])
     pos = {d.id: i for i, d in enumerate(corpus.documents)}
     rows, results_by_scope = [], {s: [] for s in SCOPES}
     for header in (False, True):

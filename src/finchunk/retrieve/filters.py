@@ -128,107 +128,171 @@ def parse_filters(specs: Iterable[str]) -> list[Filter]:
     return [parse_filter(s) for s in specs]
 
 
-def document_mask(metas: Sequence[Mapping[str, str]], filters: Sequence[Filter]) -> np.ndarray:
-    """Which documents pass: OR within a field, AND across fields."""
-    keep = np.ones(len(metas), dtype=bool)
-    by_field: dict[str, list[Filter]] = {}
-    for f in filters:
-        by_field.setdefault(f.field, []).append(f)
-    for group in by_field.values():
-        keep &= np.fromiter(
-            (any(f.matches(m) for f in group) for m in metas), dtype=bool, count=len(metas)
-        )
-    return keep
-
-
-# --- automatic filters ---------------------------------------------------------------------
-
-
-def _distinct(metas: Sequence[Mapping[str, str]], field: str) -> list[str]:
-    return sorted({m[field] for m in metas if m.get(field)})
-
-
-def _contains_run(haystack: Sequence[str], needle: Sequence[str]) -> bool:
-    n = len(needle)
-    if not n:
-        return False
-    return any(list(haystack[i : i + n]) == list(needle) for i in range(len(haystack) - n + 1))
-
-
 def _capitalised_words(text: str) -> set[str]:
     """Normalised forms of the words written with a capital initial (proper-noun candidates)."""
     return {normalize(m.group()) for m in _WORD.finditer(text) if m.group()[0].isupper()}
 
 
+_CAPS_TOKEN = re.compile(r"(?<![\w.])[A-Z][A-Z0-9.\-]*(?<![.\-])")
+
+
+class MetadataIndex:
+    """The documents' canonical metadata prepared once for filtering: the documents of each
+    distinct value of each field, and each issuer's distinctive words. Building it costs one
+    pass over the documents; a filter or a question then costs a pass over distinct values
+    at most, not over documents."""
+
+    def __init__(self, metas: Sequence[Mapping[str, str]]) -> None:
+        self.size = len(metas)
+        groups: dict[str, dict[str, list[int]]] = {}
+        pairs: set[tuple[str, str]] = set()
+        for i, m in enumerate(metas):
+            for f, v in m.items():
+                groups.setdefault(f, {}).setdefault(v, []).append(i)
+            if m.get("ticker") and m.get("issuer"):
+                pairs.add((m["ticker"], m["issuer"]))
+        self._docs = {f: {v: np.array(ix) for v, ix in g.items()} for f, g in groups.items()}
+        self._words = {f: {v: tuple(words(v)) for v in g} for f, g in groups.items()}
+        self._ticker_issuer = dict(sorted(pairs))
+        self._index_issuers(sorted(groups.get("issuer", {})))
+
+    def _index_issuers(self, issuers: Sequence[str]) -> None:
+        self._distinct = {i: tuple(w for w in words(i) if w not in _GENERIC) for i in issuers}
+        owners: dict[str, set[str]] = {}
+        self._by_first: dict[str, list[str]] = {}
+        for issuer, ws in self._distinct.items():
+            for w in ws:
+                owners.setdefault(w, set()).add(issuer)
+            if ws:
+                self._by_first.setdefault(ws[0], []).append(issuer)
+        self._unique = {w: next(iter(o)) for w, o in owners.items() if len(o) == 1 and len(w) >= 4}
+
+    def values(self, field: str) -> list[str]:
+        return sorted(self._docs.get(field, {}))
+
+    # masks ------------------------------------------------------------------------------------
+    def _matching(self, field: str, pred) -> np.ndarray:
+        keep = np.zeros(self.size, dtype=bool)
+        for v, ws in self._words.get(field, {}).items():
+            if pred(ws):
+                keep[self._docs[field][v]] = True
+        return keep
+
+    def _filter_mask(self, f: Filter) -> np.ndarray:
+        target = tuple(words(f.value))
+        if f.field != "issuer":
+            return self._matching(f.field, lambda ws: ws == target)
+        want = set(target)
+        if not want:
+            return np.zeros(self.size, dtype=bool)
+        by_name = self._matching("issuer", lambda ws: want <= set(ws))
+        return by_name | self._matching("ticker", lambda ws: ws == target)
+
+    def mask(self, filters: Sequence[Filter]) -> np.ndarray:
+        """Which documents pass: OR within a field, AND across fields."""
+        keep = np.ones(self.size, dtype=bool)
+        by_field: dict[str, list[Filter]] = {}
+        for f in filters:
+            by_field.setdefault(f.field, []).append(f)
+        for group in by_field.values():
+            any_of = np.zeros(self.size, dtype=bool)
+            for f in group:
+                any_of |= self._filter_mask(f)
+            keep &= any_of
+        return keep
+
+    # automatic filters ------------------------------------------------------------------------
+    def issuer_mentions(self, question: str) -> list[str]:
+        """Issuers named in the question: all their distinctive words in a row, or, written
+        with a capital initial, a word only they have (4+ letters, not a legal form or generic
+        business word: "Aurora" names "Aurora Energía, S.A."; "corto plazo" does not name
+        "Fondo Corto Plazo" unless written "Corto Plazo" — or in full)."""
+        q = words(question)
+        found = {
+            w_issuer
+            for w in _capitalised_words(question)
+            if (w_issuer := self._unique.get(w)) is not None
+        }
+        for i, w in enumerate(q):
+            for issuer in self._by_first.get(w, ()):
+                ws = self._distinct[issuer]
+                if tuple(q[i : i + len(ws)]) == ws:
+                    found.add(issuer)
+        return sorted(found)
+
+    def ticker_mentions(self, question: str) -> list[str]:
+        """Tickers written in capitals as a word of the question (``AAPL``, not ``aapl``)."""
+        caps = {m.group() for m in _CAPS_TOKEN.finditer(question)}
+        return [t for t in self.values("ticker") if t.upper() in caps]
+
+    def _type_mentions(self, question: str) -> list[str]:
+        q = " " + " ".join(words(question)) + " "
+        return [
+            t
+            for t in self.values("doc_type")
+            if (ws := words(t.replace("_", " "))) and f" {' '.join(ws)} " in q
+        ]
+
+    def auto_filters(self, question: str) -> list[Filter]:
+        """Filters from what the question names that the documents also have."""
+        issuers = self.issuer_mentions(question)
+        tickers = [
+            t for t in self.ticker_mentions(question) if self._ticker_issuer.get(t) not in issuers
+        ]
+        years = self._docs.get("year", {})
+        found_years = sorted({m.group(1) for m in _YEAR.finditer(question)} & set(years))
+        return (
+            [Filter("issuer", i) for i in issuers]
+            + [Filter("issuer", t) for t in tickers]
+            + [Filter("year", y) for y in found_years]
+            + [Filter("doc_type", t) for t in self._type_mentions(question)]
+        )
+
+    def relax(self, filters: Sequence[Filter]) -> list[Filter]:
+        """Drop year, then doc_type filters while the combination matches no document."""
+        current = list(filters)
+        for field in ("year", "doc_type"):
+            if not current or self.mask(current).any():
+                break
+            current = [f for f in current if f.field != field]
+        return current if not current or self.mask(current).any() else []
+
+    def auto_mask(self, question: str, chunk_doc: np.ndarray) -> np.ndarray | None:
+        found = self.relax(self.auto_filters(question))
+        return self.mask(found)[chunk_doc] if found else None
+
+
+# --- the same as functions over plain metadata lists ------------------------------------------
+
+
+def document_mask(metas: Sequence[Mapping[str, str]], filters: Sequence[Filter]) -> np.ndarray:
+    """Which documents pass: OR within a field, AND across fields."""
+    return MetadataIndex(metas).mask(filters)
+
+
 def issuer_mentions(question: str, issuers: Sequence[str]) -> list[str]:
-    """Issuers named in the question: all their distinctive words in a row, or, written with a
-    capital initial, a word only they have (4+ letters, not a legal form or generic business
-    word: "Aurora" names "Aurora Energía, S.A."; "corto plazo" does not name "Fondo Corto")."""
-    q_words = words(question)
-    capitals = _capitalised_words(question)
-    distinct = {i: [w for w in words(i) if w not in _GENERIC] for i in issuers}
-    owners: dict[str, set[str]] = {}
-    for issuer, ws in distinct.items():
-        for w in ws:
-            owners.setdefault(w, set()).add(issuer)
-    found = []
-    for issuer, ws in distinct.items():
-        unique = [w for w in ws if len(w) >= 4 and owners[w] == {issuer}]
-        if _contains_run(q_words, ws) or capitals.intersection(unique):
-            found.append(issuer)
-    return found
-
-
-def ticker_mentions(question: str, tickers: Sequence[str]) -> list[str]:
-    """Tickers written in capitals as a word of the question (``AAPL``, not ``aapl``)."""
-    return [t for t in tickers if re.search(rf"(?<!\w){re.escape(t.upper())}(?!\w)", question)]
-
-
-def _type_mentions(question: str, types: Sequence[str]) -> list[str]:
-    q_words = words(question)
-    return [t for t in types if _contains_run(q_words, words(t.replace("_", " ")))]
+    """See :meth:`MetadataIndex.issuer_mentions`."""
+    return MetadataIndex([{"issuer": i} for i in issuers]).issuer_mentions(question)
 
 
 def auto_filters(question: str, metas: Sequence[Mapping[str, str]]) -> list[Filter]:
-    """Filters from what the question names that the index's documents also have."""
-    issuers = issuer_mentions(question, _distinct(metas, "issuer"))
-    named = {m.get("ticker") for m in metas if m.get("issuer") in issuers}
-    tickers = [t for t in ticker_mentions(question, _distinct(metas, "ticker")) if t not in named]
-    filters = [Filter("issuer", i) for i in issuers] + [Filter("ticker", t) for t in tickers]
-    years = set(_distinct(metas, "year"))
-    filters += [
-        Filter("year", y)
-        for y in sorted({m.group(1) for m in _YEAR.finditer(question)})
-        if y in years
-    ]
-    filters += [
-        Filter("doc_type", t) for t in _type_mentions(question, _distinct(metas, "doc_type"))
-    ]
-    return _name_or_ticker(filters)
-
-
-def _name_or_ticker(filters: list[Filter]) -> list[Filter]:
-    """A ticker and an issuer name are alternatives: fold tickers into the issuer field."""
-    return [Filter("issuer", f.value) if f.field == "ticker" else f for f in filters]
+    return MetadataIndex(metas).auto_filters(question)
 
 
 def relax(metas: Sequence[Mapping[str, str]], filters: Sequence[Filter]) -> list[Filter]:
-    """Drop year, then doc_type filters while the combination matches no document."""
-    current = list(filters)
-    for field in ("year", "doc_type"):
-        if not current or document_mask(metas, current).any():
-            break
-        current = [f for f in current if f.field != field]
-    return current if not current or document_mask(metas, current).any() else []
+    return MetadataIndex(metas).relax(filters)
 
 
 def auto_mask(
-    question: str, metas: Sequence[Mapping[str, str]], chunk_doc: np.ndarray
+    question: str,
+    metas: MetadataIndex | Sequence[Mapping[str, str]],
+    chunk_doc: np.ndarray,
 ) -> np.ndarray | None:
     """Chunk mask of ``--auto-filter`` for one question (None: no filter applies).
 
-    ``metas`` are the documents' canonical metadata (:func:`canonical_metadata`) and
-    ``chunk_doc`` gives, per chunk, the position of its document in ``metas``.
+    ``metas`` are the documents' canonical metadata (:func:`canonical_metadata`), best as a
+    :class:`MetadataIndex` built once; ``chunk_doc`` gives, per chunk, the position of its
+    document in ``metas``.
     """
-    found = relax(metas, auto_filters(question, metas))
-    return document_mask(metas, found)[chunk_doc] if found else None
+    index = metas if isinstance(metas, MetadataIndex) else MetadataIndex(metas)
+    return index.auto_mask(question, chunk_doc)

@@ -43,7 +43,7 @@ from finchunk.model import Chunk, Document
 from finchunk.parse import SUPPORTED_SUFFIXES, load
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.dense import DenseIndex, Embedder, embed_passages, make_embedder
-from finchunk.retrieve.filters import canonical_metadata
+from finchunk.retrieve.filters import MetadataIndex, canonical_metadata
 from finchunk.retrieve.hybrid import HybridIndex
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.retriever import Retriever, RetrieverKind, parse_retriever
@@ -616,6 +616,11 @@ class Index:
     @cached_property
     def doc_metadata(self) -> list[dict[str, str]]:
         return [d.metadata for d in self.manifest.documents]
+
+    @cached_property
+    def meta_index(self) -> MetadataIndex:
+        """The documents' metadata prepared for filters (built on first use)."""
+        return MetadataIndex(self.doc_metadata)
 
     @cached_property
     def chunk_doc(self) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 from finchunk.errors import InputError
 from finchunk.retrieve.bm25 import top_k
 from finchunk.retrieve.dense import Embedder
-from finchunk.retrieve.filters import Filter, auto_filters, document_mask, relax
+from finchunk.retrieve.filters import Filter
 from finchunk.retrieve.index import Index
 from finchunk.retrieve.retriever import RetrieverKind
 from finchunk.retrieve.text import normalize, query_terms
@@ -84,7 +84,8 @@ def resolve_filters(
     """The filters to apply and notes that say where they came from."""
     filters, notes = list(explicit), []
     if auto:
-        found = relax(index.doc_metadata, auto_filters(query, index.doc_metadata))
+        meta = index.meta_index
+        found = meta.relax(meta.auto_filters(query))
         if found:
             notes.append("auto-filter: " + ", ".join(map(str, found)))
         else:
@@ -98,7 +99,7 @@ def resolve_filters(
 def chunk_mask(index: Index, filters: Sequence[Filter]) -> np.ndarray | None:
     if not filters:
         return None
-    return document_mask(index.doc_metadata, filters)[index.chunk_doc]
+    return index.meta_index.mask(filters)[index.chunk_doc]
 
 
 def best_per_document(
