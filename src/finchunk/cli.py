@@ -14,6 +14,7 @@ from finchunk.chunk import Strategy, make_chunker
 from finchunk.cli_common import HeaderMode, parse_ks, parse_list, user_errors, write_json
 from finchunk.datasets.cli import sample_command
 from finchunk.errors import InputError
+from finchunk.evaluate.bench_cli import app as bench_app
 from finchunk.evaluate.corpus import Corpus, read_corpus
 from finchunk.evaluate.report import print_eval_tables
 from finchunk.evaluate.run import Scope, Variant, evaluate
@@ -27,6 +28,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(facts_app, name="facts")
+app.add_typer(bench_app, name="bench")
 register_retrieve(app)
 app.command("generate")(sample_command)
 console = Console()
