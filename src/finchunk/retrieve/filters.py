@@ -152,7 +152,16 @@ class MetadataIndex:
             if m.get("ticker") and m.get("issuer"):
                 pairs.add((m["ticker"], m["issuer"]))
         self._docs = {f: {v: np.array(ix) for v, ix in g.items()} for f, g in groups.items()}
-        self._words = {f: {v: tuple(words(v)) for v in g} for f, g in groups.items()}
+        # field -> normalised words of a value -> the values spelt that way
+        self._by_words: dict[str, dict[tuple[str, ...], list[str]]] = {}
+        for f, g in groups.items():
+            for v in g:
+                self._by_words.setdefault(f, {}).setdefault(tuple(words(v)), []).append(v)
+        # issuer word -> issuer values containing it (an issuer filter's words must all occur)
+        self._issuer_by_word: dict[str, set[str]] = {}
+        for ws, vs in self._by_words.get("issuer", {}).items():
+            for w in ws:
+                self._issuer_by_word.setdefault(w, set()).update(vs)
         self._ticker_issuer = dict(sorted(pairs))
         self._index_issuers(sorted(groups.get("issuer", {})))
 
@@ -171,22 +180,21 @@ class MetadataIndex:
         return sorted(self._docs.get(field, {}))
 
     # masks ------------------------------------------------------------------------------------
-    def _matching(self, field: str, pred) -> np.ndarray:
+    def _docs_of(self, field: str, values: Iterable[str]) -> np.ndarray:
         keep = np.zeros(self.size, dtype=bool)
-        for v, ws in self._words.get(field, {}).items():
-            if pred(ws):
-                keep[self._docs[field][v]] = True
+        for v in values:
+            keep[self._docs[field][v]] = True
         return keep
 
     def _filter_mask(self, f: Filter) -> np.ndarray:
         target = tuple(words(f.value))
         if f.field != "issuer":
-            return self._matching(f.field, lambda ws: ws == target)
-        want = set(target)
-        if not want:
+            return self._docs_of(f.field, self._by_words.get(f.field, {}).get(target, ()))
+        if not target:
             return np.zeros(self.size, dtype=bool)
-        by_name = self._matching("issuer", lambda ws: want <= set(ws))
-        return by_name | self._matching("ticker", lambda ws: ws == target)
+        names = set.intersection(*(self._issuer_by_word.get(w, set()) for w in set(target)))
+        tickers = self._by_words.get("ticker", {}).get(target, ())
+        return self._docs_of("issuer", sorted(names)) | self._docs_of("ticker", tickers)
 
     def mask(self, filters: Sequence[Filter]) -> np.ndarray:
         """Which documents pass: OR within a field, AND across fields."""
