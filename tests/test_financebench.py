@@ -152,6 +152,16 @@ def test_filing_filter_company_and_year() -> None:
     assert m.match("Best Buy margins in 2010?") == ["BESTBUY_2019_10K", "BESTBUY_2023_10K"]
     assert len(m.match("Which company grew most in 2022?")) == 3
     assert fiscal_years("FY 2021 vs FY22, fiscal year 2019; 3 months") == {2019, 2021, 2022}
+    assert fiscal_years("As of FY2023Q1") == {2023}
+    # Several years named: the latest year's filing holds the earlier years as comparatives.
+    assert m.match("Best Buy's growth between FY2019 and FY2023?") == ["BESTBUY_2023_10K"]
+    # Abbreviations, when no name matches: capitals in order in the glued name.
+    assert m.match("Did BBY grow in FY2019?") == ["BESTBUY_2019_10K"]
+    assert m.match("Did CCOLA pay dividends in 2022?") == ["COCACOLA_2022_10K"]
+    # What the filter consumed (company, years) is not searched for again.
+    rest = m.residual_query("What is Best Buy's FY2019 inventory? BBY rose in 2018.")
+    assert rest.split() == ["What", "is", "inventory?", "rose", "in", "."]
+    assert m.residual_query("Did BBY grow in FY2019?").split() == ["Did", "grow", "in", "?"]
 
 
 def test_token_windows_have_exact_spans(tmp_path: Path) -> None:

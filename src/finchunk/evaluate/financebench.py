@@ -31,7 +31,7 @@ from finchunk.evaluate.align import QuoteIndex
 from finchunk.evaluate.filing_filter import Filing, FilingMatcher
 from finchunk.evaluate.fin_terms import expand_query
 from finchunk.evaluate.metrics import DEFAULT_THRESHOLD, GoldPassage, coverage
-from finchunk.evaluate.stem import stem_text
+from finchunk.evaluate.stem import words_only
 from finchunk.model import Chunk, Document, Span
 from finchunk.parse.pdf import parse_pdf_file
 from finchunk.retrieve.bm25 import BM25Index
@@ -55,12 +55,12 @@ DEFAULT_STRATEGIES = tuple(FBStrategy)
 
 class FBRetriever(StrEnum):
     BM25 = "bm25"  # finchunk's BM25 as it is
-    BM25_STEM = "bm25-stem"  # the same over plural-folded text and queries
-    BM25_FIN = "bm25-fin"  # bm25-stem, queries expanded with financial line items
+    BM25_WORDS = "bm25-words"  # the same over plural-folded words, numbers dropped
+    BM25_FIN = "bm25-fin"  # bm25-words, queries expanded with financial line items
 
     def prepare(self, text: str) -> str:
         """A chunk text as indexed."""
-        return text if self is FBRetriever.BM25 else stem_text(text)
+        return text if self is FBRetriever.BM25 else words_only(text)
 
     def query(self, question: str) -> str:
         """A question as searched."""
@@ -232,25 +232,39 @@ def rank_shared(
     questions: Sequence[FBQuestion],
     k: int,
     retriever: FBRetriever,
-    allowed: dict[str, list[str]] | None,
+    plans: dict[str, FilterPlan] | None,
 ) -> dict[str, list[int]]:
-    """One index over every filing; ``allowed`` restricts each question to some filings."""
+    """One index over every filing; ``plans`` restrict each question to some filings and
+    search for what the filter left of the question."""
     out: dict[str, list[int]] = {}
     for q in questions:
-        mask = None
-        if allowed is not None:
+        mask, query = None, q.question
+        if plans is not None:
+            plan = plans[q.id]
             mask = np.zeros(len(c.chunks), dtype=bool)
-            for name in allowed[q.id]:
+            for name in plan.filings:
                 if name in c.by_doc:
                     mask[c.by_doc[name]] = True
-        out[q.id] = [i for i, _ in index.search(retriever.query(q.question), k, mask)]
+            query = plan.query
+        out[q.id] = [i for i, _ in index.search(retriever.query(query), k, mask)]
     return out
 
 
-def filtered_filings(fb: FinanceBench, questions: Sequence[FBQuestion]) -> dict[str, list[str]]:
+@dataclass(frozen=True, slots=True)
+class FilterPlan:
+    """For the filtered scope: the filings a question names, and what is left to search for."""
+
+    filings: tuple[str, ...]
+    query: str
+
+
+def filtered_filings(fb: FinanceBench, questions: Sequence[FBQuestion]) -> dict[str, FilterPlan]:
     """The filings each question names (company and year), among the benchmark's filings."""
     matcher = FilingMatcher(Filing(d.name, d.company, d.period) for d in fb.corpus())
-    return {q.id: matcher.match(q.question) for q in questions}
+    return {
+        q.id: FilterPlan(tuple(matcher.match(q.question)), matcher.residual_query(q.question))
+        for q in questions
+    }
 
 
 # --- scoring -------------------------------------------------------------------------------
@@ -365,7 +379,7 @@ def rank_variant(
     retriever: FBRetriever,
     questions: Sequence[FBQuestion],
     gold: dict[str, Gold],
-    allowed: dict[str, list[str]] | None,
+    allowed: dict[str, FilterPlan] | None,
     config: BenchConfig,
     prog: Progress,
 ) -> list[dict[str, Any]]:
@@ -398,13 +412,13 @@ def chunk_row(c: Chunked) -> dict[str, Any]:
 
 
 def filter_row(
-    questions: Sequence[FBQuestion], allowed: dict[str, list[str]] | None
+    questions: Sequence[FBQuestion], allowed: dict[str, FilterPlan] | None
 ) -> dict[str, Any] | None:
     """How well the filtered scope's filing detection did: own filing kept, filings kept."""
     if allowed is None or not questions:
         return None
-    kept = [q.doc_name in allowed[q.id] for q in questions]
+    kept = [q.doc_name in allowed[q.id].filings for q in questions]
     return {
         "own_filing_kept": round(fmean(kept), 4),
-        "mean_filings": round(fmean(len(allowed[q.id]) for q in questions), 2),
+        "mean_filings": round(fmean(len(allowed[q.id].filings) for q in questions), 2),
     }
