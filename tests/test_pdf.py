@@ -222,3 +222,18 @@ def test_real_earnings_release(shared_data: Path) -> None:
         doc.pages[e.page - 1][0] <= e.start < e.end <= doc.pages[e.page - 1][1]
         for e in doc.elements
     )
+
+
+def test_real_evidence_aligns_on_its_page(mmm_2018: Document, shared_data: Path) -> None:
+    from finchunk.datasets.financebench import load_financebench
+    from finchunk.evaluate.align import QuoteIndex
+
+    fb = load_financebench(shared_data / "financebench")
+    index = QuoteIndex(mmm_2018.text)
+    evidence = [e for q in fb.questions for e in q.evidence if e.doc_name == "3M_2018_10K"]
+    assert len(evidence) >= 2
+    for ev in evidence:
+        found = index.align(ev.text, mmm_2018.pages[ev.page - 1])
+        assert found is not None and found.exact, ev.page
+        s, e = found.span
+        assert mmm_2018.page_at(s) == mmm_2018.page_at(e - 1) == ev.page

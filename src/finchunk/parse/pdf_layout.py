@@ -34,10 +34,10 @@ _ITEM = re.compile(r"^item\s*\d{1,2}[a-z]?\b", re.IGNORECASE)
 _PART = re.compile(r"^part\s+(?:iv|v|i{1,3})\b", re.IGNORECASE)
 _NOTE = re.compile(r"^(\(\d{1,2}\)|\([a-z]\)|\*{1,3}|[†‡§]|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*\S")
 _LIST = re.compile(r"^[•·●◦▪■□➢►▶○\uf0b7\uf0a7\uf0d8\uf076\uf0fc](?:\s|$)")
-_SENTENCE_END = re.compile(r"[.!?:;][\"”’)]*$")
-_TOC_LINE = re.compile(
-    r"^(?:part\s+[ivx]+|item\s*\d{1,2}[a-z]?)\b.*\s\d{1,3}$|\.{4,}\s*\d{1,3}$", re.IGNORECASE
-)
+_CLOSERS = '"”’)'
+_TERMINALS = frozenset(".!?:;")
+_TOC_ITEM = re.compile(r"(?:part\s+[ivx]+|item\s*\d{1,2}[a-z]?)\b.*\s\d{1,3}$", re.IGNORECASE)
+_TOC_LEADER = re.compile(r"\.{4,}\s*\d{1,3}$")
 _PAGE_NUMBER = re.compile(
     r"^(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,7}|[a-z]{1,2}\s?-\s?\d{1,3})\s*[-–—]?"
     r"(?:\s+of\s+\d{1,4})?$",
@@ -59,6 +59,18 @@ def trailing_numeric(text: str) -> int:
         else:
             break
     return n
+
+
+def ends_sentence(text: str) -> bool:
+    """The line ends with . ! ? : or ; (closing quotes and brackets aside)."""
+    t = text.rstrip(_CLOSERS)
+    return bool(t) and t[-1] in _TERMINALS
+
+
+def _toc_line(text: str) -> bool:
+    if not text[-1:].isdigit():
+        return False
+    return bool(_TOC_ITEM.match(text) or ("...." in text and _TOC_LEADER.search(text)))
 
 
 def heading_candidate(text: str, nums: int) -> bool:
@@ -130,7 +142,7 @@ def is_toc_page(lines: Sequence[Line]) -> bool:
     """A table-of-contents page: three or more "Item 7 … 45" or dot-leader lines."""
     hits = 0
     for ln in lines:
-        if _TOC_LINE.search(ln.text):
+        if _toc_line(ln.text):
             hits += 1
             if hits >= 3:
                 return True
@@ -216,7 +228,7 @@ class _Scanner:
             if k in self.skip or self.in_table[k]:
                 break
             t = self.lines[k].text
-            if len(t) > 80 or _SENTENCE_END.search(t) or _LIST.match(t):
+            if len(t) > 80 or ends_sentence(t) or _LIST.match(t):
                 break
             if heading_rank(self.lines[k]) in (HeadingRank.PART, HeadingRank.ITEM):
                 break
@@ -227,7 +239,7 @@ class _Scanner:
 
     def _ends_paragraph(self, i: int) -> bool:
         t = self.lines[i].text
-        return bool(_SENTENCE_END.search(t)) and len(t) < 0.8 * self.width
+        return bool(ends_sentence(t)) and len(t) < 0.8 * self.width
 
     def _plain(self, i: int) -> bool:
         """A line that can continue a paragraph, list item or note."""
