@@ -150,7 +150,17 @@ def test_other_questions_go_to_text_search_with_citations(store_path, index_path
     assert ans.route is Route.TEXT and "no financial-statement figure" in ans.reason
     assert ans.hits and "suppliers" in ans.hits[0].citations[0]
     unknown = ask("What was Globex revenue in 2024?", opts)
-    assert unknown.route is Route.TEXT and "no entity of the fact store" in unknown.reason
+    assert unknown.route is Route.TEXT and "names no entity of the fact store" in unknown.reason
+    part = ask("What was Acme's cloud revenue in 2024?", opts)
+    assert part.route is Route.TEXT and "'cloud revenue', a part of revenue" in part.reason
+    part = ask("¿Cuáles fueron los ingresos por servicios de Acme en 2024?", opts)
+    assert part.route is Route.TEXT and "ingresos por servicios" in part.reason
+    for plain in (
+        "What were Acme's total revenues in FY2024?",
+        "Acme Q4 2024 revenue",
+        "Acme Corp revenue for fiscal 2024",
+    ):
+        assert ask(plain, opts).route is Route.FACTS, plain
     no_year = ask("What is Acme's revenue?", opts)
     assert no_year.route is Route.TEXT and "no fiscal year" in no_year.reason
 

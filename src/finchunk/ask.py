@@ -25,6 +25,7 @@ from rich.text import Text
 from finchunk.errors import InputError
 from finchunk.retrieve.filters import issuer_mentions, words
 from finchunk.retrieve.retriever import RetrieverKind
+from finchunk.retrieve.text import STOP_WORDS
 
 # --- what the question asks for ----------------------------------------------------------------
 
@@ -128,12 +129,71 @@ _PHRASE_WORDS = sorted(
 )
 
 
-def find_measure(question: str) -> Metric | Ratio | None:
+@dataclass(frozen=True, slots=True)
+class MeasureMatch:
+    what: Metric | Ratio
+    start: int  # word positions of the phrase in ``words(question)``
+    end: int
+
+
+def find_measure_match(question: str) -> MeasureMatch | None:
     q = words(question)
     for phrase, what in _PHRASE_WORDS:
         n = len(phrase)
-        if any(tuple(q[i : i + n]) == phrase for i in range(len(q) - n + 1)):
-            return what
+        for i in range(len(q) - n + 1):
+            if tuple(q[i : i + n]) == phrase:
+                return MeasureMatch(what, i, i + n)
+    return None
+
+
+def find_measure(question: str) -> Metric | Ratio | None:
+    m = find_measure_match(question)
+    return m.what if m else None
+
+
+#: Words that may stand right before a figure without narrowing it to a part of it.
+_PLAIN_MODIFIERS = frozenset(
+    [
+        "total",
+        "net",
+        "consolidated",
+        "annual",
+        "quarterly",
+        "quarter",
+        "fiscal",
+        "reported",
+        "full",
+        "year",
+        "years",
+        "group",
+        "company",
+        "s",
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "trimestre",
+        "ejercicio",
+        "anual",
+    ]
+)
+#: Words right after a figure that narrow it ("revenue by segment", "ingresos por país").
+_NARROWING = frozenset(["by", "from", "per", "por", "segment", "segments", "segmento", "segmentos"])
+_PERIOD_WORD = re.compile(r"(?:fy|q|t)?\d+[a-z]?")
+
+
+def narrowing(question: str, match: MeasureMatch, entity: str) -> str | None:
+    """The words that make the question ask for a part of the figure (a segment, a region, a
+    product line: "data center revenue", "ingresos por servicios"), or None."""
+    q = words(question)
+    allowed = set(words(entity)) | _PLAIN_MODIFIERS
+    phrase = " ".join(q[match.start : match.end])
+    if match.start > 0:
+        prev = q[match.start - 1]
+        if prev not in STOP_WORDS and prev not in allowed and not _PERIOD_WORD.fullmatch(prev):
+            return f"{prev} {phrase}"
+    if match.end < len(q) and q[match.end] in _NARROWING:
+        return " ".join(q[match.start : match.end + 2])
     return None
 
 
@@ -331,12 +391,23 @@ def answer_from_facts(
 # --- routing -----------------------------------------------------------------------------------
 
 
+def _entity(store: Any, path: Path, question: str) -> tuple[tuple[int, str] | None, str]:
+    """The one entity of the store the question names, or what went wrong."""
+    names = {n: c for c, n in store_entities(store, path)}
+    found = issuer_mentions(question, sorted(names))
+    if len(found) == 1:
+        return (names[found[0]], found[0]), ""
+    if not found:
+        return None, "the question names no entity of the fact store"
+    return None, f"the question names several entities ({', '.join(found)})"
+
+
 def _fact_route(question: str, opts: AskOptions) -> tuple[FactResult | None, str]:
     """The fact answer, or the reason the question is not (or cannot be) answered by facts."""
-    what = find_measure(question)
-    if what is None:
+    match = find_measure_match(question)
+    if match is None:
         return None, "no financial-statement figure or margin is named in the question"
-    period = find_period(question)
+    what, period = match.what, find_period(question)
     if period is None:
         return None, f"{what.value} is named but no fiscal year or quarter"
     if opts.facts is None:
@@ -346,22 +417,20 @@ def _fact_route(question: str, opts: AskOptions) -> tuple[FactResult | None, str
     if not opts.facts.is_file():
         raise InputError(f"{opts.facts}: no such fact store")
     with FactStore(opts.facts) as store:
-        entities = store_entities(store, opts.facts)
-        names = {n: c for c, n in entities}
-        found = issuer_mentions(question, sorted(names))
-        if len(found) != 1:
-            which = "no entity of the fact store" if not found else "several entities"
-            return None, f"{what.value} for {period}, but the question names {which}" + (
-                f" ({', '.join(found)})" if found else ""
+        entity, why_not = _entity(store, opts.facts, question)
+        if entity is None:
+            return None, f"{what.value} for {period}, but {why_not}"
+        cik, name = entity
+        part = narrowing(question, match, name)
+        if part is not None:
+            return None, (
+                f"the question asks for {part!r}, a part of {what.value}; the fact store "
+                "holds entity-wide figures"
             )
-        name = found[0]
-        result, why = answer_from_facts(store, names[name], name, what, period, opts, question)
+        result, why = answer_from_facts(store, cik, name, what, period, opts, question)
     if result is None:
-        return None, (
-            f"{what.value} of {name} for {period}: the fact store has no value ("
-            + "; ".join(why[-3:])
-            + ")"
-        )
+        reasons = "; ".join(why[-3:])
+        return None, f"{what.value} of {name} for {period}: the fact store has no value ({reasons})"
     return result, f"{what.value} of {name} for {period} is a financial-statement figure"
 
 
