@@ -12,7 +12,13 @@ from finchunk.errors import ParseError
 from finchunk.model import Document, ElementKind
 from finchunk.parse import load
 from finchunk.parse.pdf import PdfTextWarning, parse_pdf_file
-from finchunk.parse.pdf_layout import Line, furniture, page_blocks, trailing_numeric
+from finchunk.parse.pdf_layout import (
+    Line,
+    furniture,
+    join_split_labels,
+    page_blocks,
+    trailing_numeric,
+)
 
 from .pdf_fixtures import RUNNING_HEADER, write_blank, write_encrypted, write_report, write_simple
 
@@ -237,3 +243,24 @@ def test_real_evidence_aligns_on_its_page(mmm_2018: Document, shared_data: Path)
         assert found is not None and found.exact, ev.page
         s, e = found.span
         assert mmm_2018.page_at(s) == mmm_2018.page_at(e - 1) == ev.page
+
+
+def test_item_label_split_over_lines_is_rejoined() -> None:
+    lines = [
+        Line("Item", bold=True),
+        Line("1A."),
+        Line("Risk Factors", bold=True),
+        Line("Items sold grew."),
+        Line("Part"),
+        Line("of the growth came late."),
+    ]
+    joined = join_split_labels(lines)
+    assert [ln.text for ln in joined] == [
+        "Item 1A.",
+        "Risk Factors",
+        "Items sold grew.",
+        "Part",
+        "of the growth came late.",
+    ]
+    blocks = page_blocks(joined, set())
+    assert blocks[0].kind is ElementKind.HEADING and blocks[0].level == 2

@@ -39,6 +39,7 @@ from finchunk.parse.pdf_layout import (
     Line,
     furniture,
     heading_candidate,
+    join_split_labels,
     page_blocks,
     trailing_numeric,
 )
@@ -109,7 +110,7 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
             last = m.start() + len(seg.rstrip()) - 1
             bold = probe.bold(first) and probe.bold(last)
         out.append(Line(text, nums, bold))
-    return out
+    return join_split_labels(out)
 
 
 def _open(path: Path) -> pdfium.PdfDocument:

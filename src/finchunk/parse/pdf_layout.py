@@ -87,6 +87,30 @@ class Line:
     bold: bool = False
 
 
+_LABEL_WORD = frozenset({"item", "part"})
+_LABEL_NUMBER = re.compile(r"^(?:\d{1,2}[a-c]?|iv|v|i{1,3})\b[.:]?", re.IGNORECASE)
+
+
+def join_split_labels(lines: list[Line]) -> list[Line]:
+    """Rejoin "Item" / "1A. Risk Factors" when a PDF puts each word on a line of its own."""
+    if not any(ln.text.lower() in _LABEL_WORD for ln in lines):
+        return lines
+    out: list[Line] = []
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        if ln.text.lower() in _LABEL_WORD and i + 1 < len(lines):
+            nxt = lines[i + 1]
+            if _LABEL_NUMBER.match(nxt.text):
+                text = f"{ln.text} {nxt.text}"
+                out.append(Line(text, trailing_numeric(text), ln.bold))
+                i += 2
+                continue
+        out.append(ln)
+        i += 1
+    return out
+
+
 # --- blocks --------------------------------------------------------------------------------
 
 
