@@ -163,3 +163,33 @@ def test_index_a_lesson_documents_table_and_auto_filter_by_issuer(tmp_path):
     data = json.loads(r.output)
     assert data["filters"] == ["issuer=Boreal Telecom", "year=2023"]
     assert {h["doc_id"] for h in data["results"]} == {"ia-boreal-telecom-2023"}
+
+
+def test_view_a_table_document_with_its_passages(tmp_path):
+    from finchunk.datasets import SampleConfig, generate, write_lesson_files
+
+    corpus = generate(SampleConfig(issuers=1, years=1, funds=0, notes=0))
+    files = write_lesson_files(corpus, tmp_path / "demo")
+    doc_id = corpus.documents[0].id_doc
+    out = tmp_path / "map.html"
+    r = runner.invoke(
+        app,
+        [
+            "view",
+            doc_id,
+            "--docs",
+            str(files.documents),
+            "--passages",
+            str(files.passages),
+            "-o",
+            str(out),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    n_passages = sum(p.id_doc == doc_id for p in corpus.passages)
+    assert (
+        f'data-row="passages"><h2>passages: <span class="count" data-expected="{n_passages}"'
+        in out.read_text(encoding="utf-8")
+    )
+    r = runner.invoke(app, ["view", "nope", "--docs", str(files.documents)])
+    assert r.exit_code == 2 and "no document with id" in _flat(r.output)

@@ -168,25 +168,40 @@ def _parse_date(text: str) -> date:
 
 
 def view_cmd(
-    file: Annotated[Path, typer.Argument(help="Document (Markdown, HTML, PDF).")],
+    file: Annotated[str, typer.Argument(help="Document file, or a document id with --docs.")],
     out: Annotated[Path, typer.Option("-o", "--out", help="Output HTML.")] = Path("map.html"),
     strategies: Annotated[str, typer.Option(help="Comma list.")] = "fixed,recursive,structure",
     size: Annotated[int | None, typer.Option(help="Chunk size limit in characters.")] = None,
     passages: Annotated[
         Path | None, typer.Option(help="Canonical passages table (parquet/CSV).")
     ] = None,
+    docs: Annotated[
+        Path | None, typer.Option(help="Documents table (lesson schema) holding the document.")
+    ] = None,
     range_: Annotated[str | None, typer.Option("--range", help="START:END characters.")] = None,
 ) -> None:
-    """Write the chunk map: one row per strategy over the document's text."""
-    from finchunk.parse import load
+    """Write the chunk map: one row per strategy (and one for passages) over the text."""
     from finchunk.view import ViewOptions, parse_range, write_chunk_map
 
     with user_errors():
         names = parse_list(strategies, Strategy, "--strategies")
-        doc = load(file)
+        doc = _view_document(file, docs)
         opts = ViewOptions(tuple(names), size, parse_range(range_) if range_ else None)
         count = write_chunk_map(doc, out, opts, passages_path=passages)
         console.print(f"{out}: chunk map of {doc.id} ({count} chunks)")
+
+
+def _view_document(file: str, docs: Path | None):
+    if docs is None:
+        from finchunk.parse import load
+
+        return load(Path(file))
+    from finchunk.evaluate.corpus import read_documents
+
+    found = [d for d in read_documents(docs) if d.id == file]
+    if not found:
+        raise InputError(f"{docs}: no document with id {file!r}")
+    return found[0]
 
 
 def register(app: typer.Typer) -> None:
