@@ -142,6 +142,10 @@ def eval_cmd(
                 )
             )
         print_eval_tables(console, report)
+        from finchunk.retrieve.hybrid import fusion_warnings
+
+        for line in fusion_warnings(report["results"]):
+            console.print(f"[yellow]note:[/] {line}")
         if json_out:
             write_json(json_out, report)
             console.print(f"report → {json_out}")

@@ -94,19 +94,14 @@ class _AutoFilter:
     mask; None when the question names nothing the corpus has."""
 
     def __init__(self, corpus: Corpus, chunks: list[Chunk]) -> None:
-        from finchunk.retrieve.filters import canonical_metadata
+        from finchunk.retrieve.filters import MetadataIndex, canonical_metadata
 
-        self.metas = [canonical_metadata(d.metadata) for d in corpus.documents]
+        self.index = MetadataIndex([canonical_metadata(d.metadata) for d in corpus.documents])
         position = {d.id: i for i, d in enumerate(corpus.documents)}
         self.chunk_doc = np.array([position[c.doc_id] for c in chunks], dtype=np.int64)
 
     def mask(self, question: str) -> np.ndarray | None:
-        from finchunk.retrieve.filters import auto_filters, document_mask, relax
-
-        filters = relax(self.metas, auto_filters(question, self.metas))
-        if not filters:
-            return None
-        return document_mask(self.metas, filters)[self.chunk_doc]
+        return self.index.auto_mask(question, self.chunk_doc)
 
 
 def rank(
