@@ -11,7 +11,6 @@ else is answered with cited chunks from the index.
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -321,16 +320,9 @@ class AskOptions:
 # --- the fact path -----------------------------------------------------------------------------
 
 
-def store_entities(store: Any, path: Path) -> list[tuple[int, str]]:
-    """(CIK, name) of every entity in the store: its ``entities()`` when it has one, else the
-    store file's ``entities`` table read directly (read-only)."""
-    listing = getattr(store, "entities", None)
-    if callable(listing):
-        return [(int(c), str(n)) for c, n in listing() if n]
-    uri = f"file:{path.resolve()}?mode=ro"
-    with sqlite3.connect(uri, uri=True) as db:
-        rows = db.execute("SELECT cik, name FROM entities WHERE name IS NOT NULL").fetchall()
-    return sorted((int(c), str(n)) for c, n in rows)
+def store_entities(store: Any) -> list[tuple[int, str]]:
+    """(CIK, name) of every entity in the store."""
+    return store.entities()
 
 
 def _lookup(
@@ -393,7 +385,7 @@ def answer_from_facts(
 
 def _entity(store: Any, path: Path, question: str) -> tuple[tuple[int, str] | None, str]:
     """The one entity of the store the question names, or what went wrong."""
-    names = {n: c for c, n in store_entities(store, path)}
+    names = {n: c for c, n in store_entities(store)}
     found = issuer_mentions(question, sorted(names))
     if len(found) == 1:
         return (names[found[0]], found[0]), ""

@@ -115,6 +115,13 @@ class FactDB:
     def close(self) -> None:
         self._db.close()
 
+    def entities(self) -> list[tuple[int, str]]:
+        """(CIK, name) of every entity with a known name, by CIK."""
+        rows = self._db.execute(
+            "SELECT cik, name FROM entities WHERE name IS NOT NULL ORDER BY cik"
+        ).fetchall()
+        return [(int(c), str(n)) for c, n in rows]
+
     def __enter__(self) -> FactDB:
         return self
 

@@ -41,6 +41,10 @@ class FactStore:
     def add(self, parsed: ParsedFacts) -> LoadReport:
         return self.db.add(parsed)
 
+    def entities(self) -> list[tuple[int, str]]:
+        """(CIK, name) of every entity in the store."""
+        return self.db.entities()
+
     def get(
         self,
         cik: int,
