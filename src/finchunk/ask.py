@@ -383,7 +383,7 @@ def answer_from_facts(
 # --- routing -----------------------------------------------------------------------------------
 
 
-def _entity(store: Any, path: Path, question: str) -> tuple[tuple[int, str] | None, str]:
+def _entity(store: Any, question: str) -> tuple[tuple[int, str] | None, str]:
     """The one entity of the store the question names, or what went wrong."""
     names = {n: c for c, n in store_entities(store)}
     found = issuer_mentions(question, sorted(names))
@@ -409,7 +409,7 @@ def _fact_route(question: str, opts: AskOptions) -> tuple[FactResult | None, str
     if not opts.facts.is_file():
         raise InputError(f"{opts.facts}: no such fact store")
     with FactStore(opts.facts) as store:
-        entity, why_not = _entity(store, opts.facts, question)
+        entity, why_not = _entity(store, question)
         if entity is None:
             return None, f"{what.value} for {period}, but {why_not}"
         cik, name = entity
