@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 from rich.table import Table
 
 from finchunk.cli_common import HeaderMode, parse_ks, parse_list, user_errors, write_json
+from finchunk.errors import InputError
 from finchunk.evaluate.financebench import (
     PAPER_TABLE4,
     BenchConfig,
@@ -42,8 +43,6 @@ def bench() -> None:
 
 
 def _retriever(name: str) -> FBRetriever:
-    from finchunk.errors import InputError
-
     try:
         return FBRetriever(name.strip().lower())
     except ValueError:
