@@ -8,10 +8,16 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from finchunk.chunk import Strategy, make_chunker
-from finchunk.cli_common import HeaderMode, parse_ks, parse_list, user_errors, write_json
+from finchunk.cli_common import (
+    HeaderMode,
+    parse_ks,
+    parse_list,
+    progress_bar,
+    user_errors,
+    write_json,
+)
 from finchunk.datasets.cli import sample_command
 from finchunk.errors import InputError
 from finchunk.evaluate.bench_cli import app as bench_app
@@ -120,7 +126,7 @@ def eval_cmd(
         ks = parse_ks(k)
         variants = _variants(strategies, header, retriever, embedder)
         total = len(variants) * len(corpus.answerable)
-        with _progress() as bar:
+        with progress_bar() as bar:
             task = bar.add_task("ranking", total=total)
             report = evaluate(
                 corpus,
@@ -208,7 +214,7 @@ def demo(
         cfg = DemoConfig(out=out, budget=budget, sample=sample)
         out.mkdir(parents=True, exist_ok=True)
         corpus = load_demo_corpus(cfg)
-        with _progress() as bar:
+        with progress_bar() as bar:
             task = bar.add_task("evaluating", total=demo_question_steps(corpus, cfg))
             _, sections = run_analysis(corpus, cfg, lambda: bar.advance(task), console)
         for s in sections:
@@ -217,17 +223,6 @@ def demo(
         wall = time.perf_counter() - started
         report = write_report(out, corpus, sections, wall)
         console.print(f"report → {report} (figures beside it); {wall:.1f} s")
-
-
-def _progress() -> Progress:
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
 
 
 def main() -> None:

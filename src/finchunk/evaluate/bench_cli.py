@@ -13,10 +13,16 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 from rich.table import Table
 
-from finchunk.cli_common import HeaderMode, parse_ks, parse_list, user_errors, write_json
+from finchunk.cli_common import (
+    HeaderMode,
+    parse_ks,
+    parse_list,
+    progress_bar,
+    user_errors,
+    write_json,
+)
 from finchunk.errors import InputError
 from finchunk.evaluate.financebench import (
     PAPER_TABLE4,
@@ -87,7 +93,7 @@ def financebench(
         fb = load_financebench(data)
         started = time.perf_counter()
         variants = len(config.strategies) * len(config.headers) * len(config.retrievers)
-        with _progress() as bar:
+        with progress_bar() as bar:
             parsing = bar.add_task("parsing PDFs", total=len(fb.documents))
             ranking = bar.add_task("ranking", total=variants * len(config.scopes))
             report = run_benchmark(
@@ -102,17 +108,6 @@ def financebench(
         if json_out:
             write_json(json_out, report)
             console.print(f"report → {json_out}")
-
-
-def _progress() -> Progress:
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
 
 
 def _pick_ks(ks: set[int]) -> tuple[int, int]:

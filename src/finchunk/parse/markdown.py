@@ -189,6 +189,8 @@ def _scan_list(lines: _Lines, i: int) -> int:
     last = i
     j = i + 1
     marker = _marker_type(lines[i].content)
+    first = _LIST_ITEM.match(lines[i].content)
+    has_text = first is None or bool(lines[i].content[first.end() :].strip())
     while j < len(lines):
         line = lines[j]
         top_level_item = _LIST_ITEM.match(line.content) and not line.content.startswith("  ")
@@ -205,10 +207,12 @@ def _scan_list(lines: _Lines, i: int) -> int:
                 j = k
                 continue
             break
-        if _LIST_ITEM.match(line.content) or line.content.startswith((" ", "\t")):
+        item = _LIST_ITEM.match(line.content)
+        if item or line.content.startswith((" ", "\t")):
             last = j
-        elif _starts_block(lines, j):
-            break
+            has_text = not item or bool(line.content[item.end() :].strip())
+        elif _starts_block(lines, j) or not has_text:
+            break  # a new block, or text after an empty item (no paragraph to continue)
         else:
             last = j  # lazy continuation of the item's paragraph
         j += 1

@@ -11,11 +11,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.progress import Progress
 from rich.text import Text
 
 from finchunk.chunk import Strategy
-from finchunk.cli_common import parse_list, user_errors
+from finchunk.cli_common import parse_list, progress_bar, user_errors
 from finchunk.errors import InputError
 from finchunk.retrieve.filters import parse_filters
 from finchunk.retrieve.retriever import RetrieverKind
@@ -43,14 +43,7 @@ class RichProgress:
 
 @contextmanager
 def _bars():
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as p:
+    with progress_bar() as p:
         yield RichProgress(p)
 
 
