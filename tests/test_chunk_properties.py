@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from finchunk.chunk import ByTitle, Fixed, Recursive, Structure
+from finchunk.chunk import ByTitle, Fixed, Recursive, RecursiveOverlap, Structure, Tokens
+from finchunk.chunk.tokens import Tokenizer
 from finchunk.model import Chunk, Document, ElementKind, merge_spans
 from finchunk.parse.markdown import parse_markdown
 
@@ -21,6 +22,17 @@ def _chunkers(size: int, header: bool):
         Structure(size=size, header=header),
         Structure(size=size, header=header, index_notes_alone=True),
         ByTitle(size=size, header=header),
+    ]
+
+
+def _window_variants(size: int, header: bool):
+    """Token windows and recursive-with-overlap: sizes in other units, or exceeded by the
+    overlap on purpose; every other invariant holds."""
+    return [
+        Tokens(
+            size=max(size // 4, 1), overlap=size // 40, header=header, tokenizer=Tokenizer.CHARS
+        ),
+        RecursiveOverlap(size=size, overlap=size // 10, header=header),
     ]
 
 
@@ -96,6 +108,10 @@ def test_chunk_invariants(text: str, size: int, header: bool) -> None:
         again = chunker.chunk(parse_markdown(text, "doc-1", title="Informe de prueba"))
         assert [c.id for c in again] == [c.id for c in chunks]
         assert len({c.id for c in chunks}) == len(chunks)
+    for chunker in _window_variants(size, header):
+        chunks = chunker.chunk(doc)
+        _check_spans_and_body(doc, chunks)
+        _check_nothing_lost(doc, chunks)
 
 
 @SETTINGS

@@ -3,7 +3,10 @@
 * :class:`Fixed` — character windows with overlap;
 * :class:`Recursive` — split on the coarsest separator that works, merge neighbours;
 * :class:`Structure` — sections, whole tables, lists, notes carried by what cites them;
-* :class:`ByTitle` — the paper's element chunking (new chunk at each heading and table).
+* :class:`ByTitle` — the paper's element chunking (new chunk at each heading and table);
+* :class:`Tokens` — windows of ``size`` cl100k tokens (the paper's "Base 128/256/512");
+* :class:`RecursiveOverlap` — recursive chunks that repeat up to ``overlap`` characters
+  of the previous one (FinanceBench's own baseline: 1,024 characters, overlap 30).
 
 Invariant (tested with hypothesis): for every chunk ``c`` of a document ``d``,
 ``c.body == "\\n\\n".join(d.text[s:e] for s, e in c.spans)``, and every non-whitespace
@@ -17,8 +20,10 @@ from enum import StrEnum
 from finchunk.chunk.base import Chunker, context_header
 from finchunk.chunk.bytitle import ByTitle
 from finchunk.chunk.fixed import Fixed
+from finchunk.chunk.overlap import RecursiveOverlap
 from finchunk.chunk.recursive import Recursive
 from finchunk.chunk.structure import Structure
+from finchunk.chunk.tokens import Tokens
 from finchunk.errors import InputError
 
 __all__ = [
@@ -26,8 +31,10 @@ __all__ = [
     "Chunker",
     "Fixed",
     "Recursive",
+    "RecursiveOverlap",
     "Strategy",
     "Structure",
+    "Tokens",
     "context_header",
     "make_chunker",
 ]
@@ -38,6 +45,7 @@ class Strategy(StrEnum):
     RECURSIVE = "recursive"
     STRUCTURE = "structure"
     BYTITLE = "bytitle"
+    TOKENS = "tokens"
 
 
 DEFAULT_SIZES = {
@@ -45,6 +53,7 @@ DEFAULT_SIZES = {
     Strategy.RECURSIVE: 500,
     Strategy.STRUCTURE: 800,
     Strategy.BYTITLE: 2048,
+    Strategy.TOKENS: 256,  # tokens, not characters
 }
 
 
@@ -69,10 +78,14 @@ def make_chunker(
     if s is Strategy.FIXED:
         ov = overlap if overlap is not None else n // 10
         return Fixed(size=n, overlap=ov, header=header)
-    if overlap:
-        raise InputError(f"{s.value}: --overlap applies to the fixed strategy only")
+    if s is Strategy.TOKENS:
+        return Tokens(size=n, overlap=overlap or 0, header=header)
     if s is Strategy.RECURSIVE:
+        if overlap:
+            return RecursiveOverlap(size=n, overlap=overlap, header=header)
         return Recursive(size=n, header=header)
+    if overlap:
+        raise InputError(f"{s.value}: --overlap applies to fixed, recursive and tokens only")
     if s is Strategy.STRUCTURE:
         return Structure(size=n, header=header)
     return ByTitle(size=n, header=header)
