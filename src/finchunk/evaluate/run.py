@@ -60,14 +60,42 @@ class Variant:
 
 @dataclass
 class Ranked:
+    """The chunks of one variant, their delivered (= indexed) texts, and the top chunks of
+    every question. Texts and delivered lists are computed once, not once per k."""
+
     variant: Variant
     chunks: list[Chunk]
     rankings: dict[str, list[int]] = field(default_factory=dict)  # question id → chunk idx
+    texts: list[str] = field(default_factory=list)
+    _delivered: dict[str, list[_Delivered]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.texts:
+            to_text = self.variant.index_text
+            self.texts = [to_text(c) if to_text else c.text for c in self.chunks]
 
     def delivered_text(self, i: int) -> str:
-        c = self.chunks[i]
-        f = self.variant.index_text
-        return f(c) if f else c.text
+        return self.texts[i]
+
+    def delivered(self, question_id: str) -> list[_Delivered]:
+        """The ranked chunks of a question as delivered (doc id, spans, delivered text)."""
+        got = self._delivered.get(question_id)
+        if got is None:
+            got = [
+                _Delivered(self.chunks[i].doc_id, self.chunks[i].spans, self.texts[i])
+                for i in self.rankings[question_id]
+            ]
+            self._delivered[question_id] = got
+        return got
+
+
+@dataclass(frozen=True, slots=True)
+class _Delivered:
+    """A chunk as delivered: with ``index_text`` the delivered text is the indexed text."""
+
+    doc_id: str
+    spans: tuple[tuple[int, int], ...]
+    text: str
 
 
 def chunk_corpus(corpus: Corpus, chunker: Chunker) -> list[Chunk]:
@@ -93,12 +121,11 @@ class _AutoFilter:
     """Per question, the documents its text names (issuer, ticker, year, type) as a chunk
     mask; None when the question names nothing the corpus has."""
 
-    def __init__(self, corpus: Corpus, chunks: list[Chunk]) -> None:
+    def __init__(self, corpus: Corpus, chunk_doc: np.ndarray) -> None:
         from finchunk.retrieve.filters import MetadataIndex, canonical_metadata
 
         self.index = MetadataIndex([canonical_metadata(d.metadata) for d in corpus.documents])
-        position = {d.id: i for i, d in enumerate(corpus.documents)}
-        self.chunk_doc = np.array([position[c.doc_id] for c in chunks], dtype=np.int64)
+        self.chunk_doc = chunk_doc
 
     def mask(self, question: str) -> np.ndarray | None:
         return self.index.auto_mask(question, self.chunk_doc)
@@ -118,16 +145,18 @@ def rank(
     ``scope=DOCUMENT`` searches only each question's own documents; ``auto_filter``
     restricts the search to the documents the question's text names (the two combine).
     """
-    chunks = chunk_corpus(corpus, variant.chunker)
-    to_text = variant.index_text or (lambda c: c.text)
-    searcher = make_searcher(variant, [to_text(c) for c in chunks])
-    doc_ids = np.array([c.doc_id for c in chunks], dtype=object)
-    auto = _AutoFilter(corpus, chunks) if auto_filter else None
-    ranked = Ranked(variant, chunks)
+    ranked = Ranked(variant, chunk_corpus(corpus, variant.chunker))
+    searcher = make_searcher(variant, ranked.texts)
+    position = {d.id: i for i, d in enumerate(corpus.documents)}
+    chunk_doc = np.fromiter(
+        (position[c.doc_id] for c in ranked.chunks), dtype=np.int64, count=len(ranked.chunks)
+    )
+    auto = _AutoFilter(corpus, chunk_doc) if auto_filter else None
     for q in corpus.answerable:
         mask = None
         if scope is Scope.DOCUMENT and q.doc_ids:
-            mask = np.isin(doc_ids, list(q.doc_ids))
+            own = [position[d] for d in q.doc_ids if d in position]
+            mask = np.isin(chunk_doc, own)
         named = auto.mask(q.text) if auto else None
         if named is not None:
             mask = named if mask is None else mask & named
@@ -141,27 +170,12 @@ def gold_of(corpus: Corpus, q: Question) -> list[GoldPassage]:
     return [GoldPassage(corpus.passages[p].doc_id, corpus.passages[p].span) for p in q.gold]
 
 
-@dataclass(frozen=True, slots=True)
-class _Delivered:
-    """A chunk as delivered: with ``index_text`` the delivered text is the indexed text."""
-
-    doc_id: str
-    spans: tuple[tuple[int, int], ...]
-    text: str
-
-    @classmethod
-    def of(cls, ranked: Ranked, i: int) -> _Delivered:
-        c = ranked.chunks[i]
-        return cls(c.doc_id, c.spans, ranked.delivered_text(i))
-
-
 def question_scores(
     corpus: Corpus, ranked: Ranked, k: int, threshold: float
 ) -> dict[str, QuestionScore]:
     out = {}
     for q in corpus.answerable:
-        top = [_Delivered.of(ranked, i) for i in ranked.rankings[q.id][:k]]
-        out[q.id] = score_chunks(top, gold_of(corpus, q), threshold)
+        out[q.id] = score_chunks(ranked.delivered(q.id)[:k], gold_of(corpus, q), threshold)
     return out
 
 
@@ -207,15 +221,14 @@ def budget_scores(
     """Chunks delivered in rank order until ``budget`` characters are spent."""
     out = []
     for q in corpus.answerable:
-        top = [_Delivered.of(ranked, i) for i in ranked.rankings[q.id]]
-        kept = within_budget(top, budget)
+        kept = within_budget(ranked.delivered(q.id), budget)
         out.append(score_chunks(kept, gold_of(corpus, q), threshold))
     return out
 
 
 def chunk_row(ranked: Ranked) -> dict[str, Any]:
     n = len(ranked.chunks)
-    mean = fmean(len(ranked.delivered_text(i)) for i in range(n)) if n else 0.0
+    mean = fmean(len(t) for t in ranked.texts) if n else 0.0
     v = ranked.variant
     return {"strategy": v.strategy, "header": v.header, "count": n, "mean_chars": round(mean, 1)}
 
