@@ -30,9 +30,9 @@ from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
 from finchunk.evaluate.filing_filter import Filing, FilingMatcher
 from finchunk.evaluate.fin_terms import expand_query
-from finchunk.evaluate.metrics import DEFAULT_THRESHOLD, GoldPassage, coverage
+from finchunk.evaluate.metrics import DEFAULT_THRESHOLD, GoldPassage, count_retrieved
 from finchunk.evaluate.stem import words_only
-from finchunk.model import Chunk, Document, Span
+from finchunk.model import Chunk, Document
 from finchunk.parse.pdf import parse_pdf_file
 from finchunk.retrieve.bm25 import BM25Index
 
@@ -281,12 +281,8 @@ class Score:
 def score_question(top: Sequence[Chunk], gold: Gold) -> Score:
     pages = {(c.doc_id, p) for c in top for p in c.pages}
     hit_pages = len(gold.pages & pages)
-    spans: dict[str, list[Span]] = {}
-    for c in top:
-        spans.setdefault(c.doc_id, []).extend(c.spans)
-    hits = sum(
-        1 for g in gold.passages if coverage(g.span, spans.get(g.doc_id, ())) >= EVIDENCE_COVERAGE
-    )
+    # Unaligned evidence stays in the denominator (gold.evidence): it counts as a miss.
+    hits = count_retrieved(top, gold.passages, EVIDENCE_COVERAGE)
     return Score(
         page_hit=hit_pages > 0,
         page_recall=hit_pages / len(gold.pages) if gold.pages else 0.0,

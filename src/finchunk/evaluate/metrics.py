@@ -57,19 +57,27 @@ class QuestionScore:
     chunks: int
 
 
+def count_retrieved(
+    delivered: Sequence[Delivered],
+    gold: Sequence[GoldPassage],
+    threshold: float = DEFAULT_THRESHOLD,
+) -> int:
+    """How many gold passages the delivered chunks cover to at least ``threshold``."""
+    by_doc: dict[str, list[Span]] = defaultdict(list)
+    for c in delivered:
+        by_doc[c.doc_id].extend(c.spans)
+    return sum(1 for g in gold if coverage(g.span, by_doc.get(g.doc_id, ())) >= threshold)
+
+
 def score_chunks(
     delivered: Sequence[Delivered],
     gold: Sequence[GoldPassage],
     threshold: float = DEFAULT_THRESHOLD,
 ) -> QuestionScore:
     """Score the chunks delivered for one question against its gold passages."""
-    by_doc: dict[str, list[Span]] = defaultdict(list)
-    for c in delivered:
-        by_doc[c.doc_id].extend(c.spans)
-    hit = sum(1 for g in gold if coverage(g.span, by_doc.get(g.doc_id, ())) >= threshold)
-    recall = hit / len(gold) if gold else 0.0
+    hit = count_retrieved(delivered, gold, threshold)
     return QuestionScore(
-        recall=recall,
+        recall=hit / len(gold) if gold else 0.0,
         complete=bool(gold) and hit == len(gold),
         chars=sum(len(c.text) for c in delivered),
         chunks=len(delivered),
