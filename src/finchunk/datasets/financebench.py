@@ -13,13 +13,12 @@ Questions whose PDF (or one of whose evidence PDFs) is missing are skipped and c
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from finchunk.errors import InputError
+from finchunk.files import read_jsonl
 
 QUESTIONS_FILE = "financebench_open_source.jsonl"
 DOCUMENTS_FILE = "financebench_document_information.jsonl"
@@ -73,22 +72,6 @@ class FinanceBench:
         return [self.documents[n] for n in sorted(self.documents)]
 
 
-def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    if not path.is_file():
-        raise InputError(f"{path}: no such file (expected a FinanceBench data folder)")
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path} (line {n}): invalid JSON: {exc.msg}") from None
-            if not isinstance(row, dict):
-                raise InputError(f"{path} (line {n}): expected a JSON object")
-            yield n, row
-
-
 def _field(row: dict[str, Any], key: str, path: Path, n: int) -> Any:
     if key not in row:
         raise InputError(f"{path} (line {n}): missing field {key!r}")
@@ -105,7 +88,7 @@ def _period(value: Any) -> int | None:
 def read_documents(root: Path) -> dict[str, FBDocument]:
     path = root / DOCUMENTS_FILE
     out: dict[str, FBDocument] = {}
-    for n, row in _read_jsonl(path):
+    for n, row in read_jsonl(path):
         name = str(_field(row, "doc_name", path, n))
         out[name] = FBDocument(
             name=name,
@@ -134,7 +117,7 @@ def _evidence(row: dict[str, Any], doc_name: str, path: Path, n: int) -> tuple[E
 def read_questions(root: Path) -> list[FBQuestion]:
     path = root / QUESTIONS_FILE
     out = []
-    for n, row in _read_jsonl(path):
+    for n, row in read_jsonl(path):
         doc_name = str(_field(row, "doc_name", path, n))
         out.append(
             FBQuestion(

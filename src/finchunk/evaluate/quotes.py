@@ -10,7 +10,6 @@ it counts as not retrieved.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
 from finchunk.evaluate.corpus import Corpus, Passage, Question
+from finchunk.files import read_jsonl
 from finchunk.model import Document
 from finchunk.parse import load
 
@@ -43,31 +43,20 @@ def _field(row: dict[str, Any], key: str, path: Path, n: int, kind: type) -> Any
 
 def read_quote_questions(path: str | Path) -> list[QuoteQuestion]:
     p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{p}: no such file")
     out: list[QuoteQuestion] = []
-    with p.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{p}:{n}: not valid JSON ({exc.msg})") from exc
-            if not isinstance(row, dict):
-                raise InputError(f"{p}:{n}: expected a JSON object")
-            evidence = _field(row, "evidence", p, n, list)
-            if not all(isinstance(e, str) for e in evidence):
-                raise InputError(f"{p}:{n}: evidence must be a list of strings")
-            out.append(
-                QuoteQuestion(
-                    id=str(_field(row, "id", p, n, (str, int))),  # type: ignore[arg-type]
-                    doc=_field(row, "doc", p, n, str),
-                    question=_field(row, "question", p, n, str),
-                    type=str(row.get("type", "")),
-                    evidence=tuple(evidence),
-                )
+    for n, row in read_jsonl(p):
+        evidence = _field(row, "evidence", p, n, list)
+        if not all(isinstance(e, str) for e in evidence):
+            raise InputError(f"{p}:{n}: evidence must be a list of strings")
+        out.append(
+            QuoteQuestion(
+                id=str(_field(row, "id", p, n, (str, int))),  # type: ignore[arg-type]
+                doc=_field(row, "doc", p, n, str),
+                question=_field(row, "question", p, n, str),
+                type=str(row.get("type", "")),
+                evidence=tuple(evidence),
             )
+        )
     return out
 
 

@@ -11,16 +11,15 @@ from typing import Any
 from finchunk.errors import ParseError
 from finchunk.facts.model import Fact, Filing, ParsedFacts, Period
 from finchunk.facts.values import parse_cik, parse_date
+from finchunk.files import read_bytes
 
 
 def read_companyfacts(path: Path) -> ParsedFacts:
     """Parse a companyfacts file; ParseError naming the file (and the place) on bad input."""
     source = str(path)
+    raw = read_bytes(path)
     try:
-        raw = path.read_bytes()
         doc = json.loads(raw, parse_float=Decimal)
-    except OSError as exc:
-        raise ParseError(source, f"cannot read file: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
         raise ParseError(source, "not UTF-8 JSON", position=exc.start) from exc
     except json.JSONDecodeError as exc:

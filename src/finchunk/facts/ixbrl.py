@@ -24,18 +24,14 @@ from finchunk.facts.model import ParsedFacts
 from finchunk.facts.names import XBRLDI, XBRLI, QNames, measure_local, normalise_dims, unit_name
 from finchunk.facts.transforms import TransformError, transform_for
 from finchunk.facts.values import parse_cik
+from finchunk.files import read_bytes
 
 _IX_NAMESPACES = ("http://www.xbrl.org/2013/inlineXBRL", "http://www.xbrl.org/2008/inlineXBRL")
 _MAX_CONTINUATIONS = 10_000
 
 
 def read_inline(path: Path, given: FilingOverride | None = None) -> ParsedFacts:
-    source = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ParseError(source, f"cannot read file: {exc.strerror}") from exc
-    return inline_from_bytes(data, source, given or FilingOverride())
+    return inline_from_bytes(read_bytes(path), str(path), given or FilingOverride())
 
 
 class _Tags:

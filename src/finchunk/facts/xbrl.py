@@ -29,6 +29,7 @@ from finchunk.facts.names import (
     unit_name,
 )
 from finchunk.facts.values import parse_cik, parse_decimal
+from finchunk.files import read_bytes
 
 _I = "{" + XBRLI + "}"
 _DI = "{" + XBRLDI + "}"
@@ -37,12 +38,7 @@ _STRUCTURAL = {f"{_I}context", f"{_I}unit"}
 
 
 def read_instance(path: Path, given: FilingOverride | None = None) -> ParsedFacts:
-    source = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ParseError(source, f"cannot read file: {exc.strerror}") from exc
-    return instance_from_bytes(data, source, given or FilingOverride())
+    return instance_from_bytes(read_bytes(path), str(path), given or FilingOverride())
 
 
 def instance_from_bytes(data: bytes, source: str, given: FilingOverride) -> ParsedFacts:

@@ -21,6 +21,7 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser
 
 from finchunk.errors import ParseError
+from finchunk.files import read_bytes
 from finchunk.model import Document
 from finchunk.parse.html_blocks import (
     Item,
@@ -47,11 +48,7 @@ def parse_html_file(path: str | Path, doc_id: str | None = None) -> Document:
     naming the file when it cannot be read, is binary or has no readable text.
     """
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise ParseError(str(p), f"cannot read file: {e.strerror or e}") from e
-    text = decode_bytes(data, str(p))
+    text = decode_bytes(read_bytes(p), str(p))
     return parse_html(text, doc_id or p.stem, source=str(p))
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from finchunk.errors import ParseError
+from finchunk.files import read_bytes
 from finchunk.model import Document, Element, ElementKind
 
 SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
@@ -389,10 +390,7 @@ def parse_markdown(
 def read_text_file(path: str | Path) -> str:
     """Read a UTF-8 text file exactly (no newline translation), with errors that name it."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from exc
+    data = read_bytes(p)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 import finchunk
 from finchunk.chunk import Strategy, make_chunker
 from finchunk.errors import FinchunkError, InputError, ParseError
+from finchunk.files import read_bytes
 from finchunk.model import Chunk, Document
 from finchunk.parse import SUPPORTED_SUFFIXES, load
 from finchunk.retrieve.bm25 import BM25Params
@@ -103,19 +104,12 @@ def _sha256(*parts: bytes) -> str:
     return h.hexdigest()
 
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ParseError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
-
-
 def _sidecar_metadata(path: Path) -> tuple[dict[str, Any], bytes]:
     """Metadata from ``NAME.meta.json`` beside ``NAME.md`` (issuer, year, doc_type …)."""
     side = path.with_name(path.stem + META_SUFFIX)
     if not side.is_file():
         return {}, b""
-    raw = _read_bytes(side)
+    raw = read_bytes(side)
     try:
         meta = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -135,7 +129,7 @@ def _file_source(doc_id: str, path: Path) -> Source:
         merged = {**doc.metadata, **meta}
         return Document(doc.id, doc.text, doc.title, merged, doc.elements, doc.pages, doc.source)
 
-    return Source(doc_id, str(path), _sha256(_read_bytes(path), raw_meta), loader)
+    return Source(doc_id, str(path), _sha256(read_bytes(path), raw_meta), loader)
 
 
 def _is_document_file(p: Path) -> bool:

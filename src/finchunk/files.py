@@ -1,0 +1,38 @@
+"""Reading input files with errors that name them (one place for every parser and loader)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from finchunk.errors import InputError, ParseError
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes; :class:`ParseError` naming the file when it cannot be read."""
+    p = Path(path)
+    try:
+        return p.read_bytes()
+    except OSError as exc:
+        raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from exc
+
+
+def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line; :class:`InputError` naming the file
+    and line for a missing file, bad JSON or a line that is not a JSON object."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such file")
+    with p.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{p}:{n}: not valid JSON ({exc.msg})") from exc
+            if not isinstance(row, dict):
+                raise InputError(f"{p}:{n}: expected a JSON object")
+            yield n, row
