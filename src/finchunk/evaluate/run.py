@@ -74,9 +74,6 @@ class Ranked:
             to_text = self.variant.index_text
             self.texts = [to_text(c) if to_text else c.text for c in self.chunks]
 
-    def delivered_text(self, i: int) -> str:
-        return self.texts[i]
-
     def delivered(self, question_id: str) -> list[_Delivered]:
         """The ranked chunks of a question as delivered (doc id, spans, delivered text)."""
         got = self._delivered.get(question_id)

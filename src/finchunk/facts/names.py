@@ -80,10 +80,6 @@ def dims_key(dims: Dims) -> str:
     return json.dumps([list(pair) for pair in dims], separators=(",", ":")) if dims else ""
 
 
-def dims_from_key(key: str) -> Dims:
-    return tuple((axis, member) for axis, member in json.loads(key)) if key else ()
-
-
 def normalise_dims(pairs: list[tuple[str, str]] | dict[str, str]) -> Dims:
     items = pairs.items() if isinstance(pairs, dict) else pairs
     return tuple(sorted((a.strip(), m.strip()) for a, m in items))

@@ -97,24 +97,6 @@ class Filter:
     def __str__(self) -> str:
         return f"{self.field}={self.value}"
 
-    def matches(self, meta: Mapping[str, str]) -> bool:
-        if self.field == "issuer":
-            return _issuer_matches(self.value, meta)
-        have = meta.get(self.field)
-        if have is None:
-            return False
-        return words(have) == words(self.value)
-
-
-def _issuer_matches(value: str, meta: Mapping[str, str]) -> bool:
-    want = set(words(value))
-    if not want:
-        return False
-    ticker = meta.get("ticker")
-    if ticker and words(ticker) == words(value):
-        return True
-    return want <= set(words(meta.get("issuer", "")))
-
 
 def parse_filter(spec: str) -> Filter:
     """``"issuer=Repsol"`` → ``Filter("issuer", "Repsol")`` (field names as in metadata)."""
