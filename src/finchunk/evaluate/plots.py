@@ -6,16 +6,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from finchunk.extras import import_extra
+
 
 def _pyplot():
-    try:
-        import matplotlib
-    except ImportError as exc:  # the plot extra is optional
-        from finchunk.errors import InputError
-
-        raise InputError(
-            "figures need matplotlib: pip install 'finchunk[plot]' (or '.[all]')"
-        ) from exc
+    matplotlib = import_extra("matplotlib", "plot", "drawing figures")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -6,6 +6,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from finchunk.errors import InputError, ParseError
+from finchunk.extras import import_extra
 from finchunk.facts.companyfacts import read_companyfacts
 from finchunk.facts.instance import FilingOverride
 from finchunk.facts.model import ParsedFacts
@@ -54,16 +55,13 @@ def read_facts(path: Path, given: FilingOverride | None = None) -> ParsedFacts:
         return read_companyfacts(path)
     if kind is SourceKind.INSTANCE:
         return read_instance(path, given)
-    return _inline_reader()(path, given)
+    return _inline_reader(path)(path, given)
 
 
-def _inline_reader():
+def _inline_reader(path: Path):
     """The inline XBRL parser, imported on first use: selectolax is an optional dependency
     (the ``html`` extra), so the rest of the fact store works without it."""
-    try:
-        from finchunk.facts.ixbrl import read_inline
-    except ImportError as exc:
-        raise InputError(
-            "reading inline XBRL needs selectolax: pip install 'finchunk[html]'"
-        ) from exc
+    import_extra("selectolax", "html", "reading inline XBRL", path)
+    from finchunk.facts.ixbrl import read_inline
+
     return read_inline

