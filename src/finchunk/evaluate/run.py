@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from statistics import fmean
 from typing import Any, Protocol
 
@@ -26,17 +25,11 @@ from finchunk.evaluate.metrics import (
     score_chunks,
     within_budget,
 )
+from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk
 from finchunk.retrieve.bm25 import BM25Index
 
 IndexText = Callable[[Chunk], str]
-
-
-class Scope(StrEnum):
-    """Which chunks a question searches."""
-
-    CORPUS = "corpus"  # one index over every document
-    DOCUMENT = "document"  # only the question's own documents (a metadata filter)
 
 
 @dataclass(frozen=True)

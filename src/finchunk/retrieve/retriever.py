@@ -8,21 +8,14 @@ texts get -inf) and ``search(query, k, mask=None) -> [(position, score)]`` like
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Protocol
 
 import numpy as np
 
-from finchunk.errors import InputError
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.hybrid import HybridIndex
+from finchunk.retrieve.kinds import RetrieverKind, parse_retriever
 from finchunk.retrieve.lexical import LexicalIndex
-
-
-class RetrieverKind(StrEnum):
-    BM25 = "bm25"
-    DENSE = "dense"
-    HYBRID = "hybrid"
 
 
 class Retriever(Protocol):
@@ -33,14 +26,6 @@ class Retriever(Protocol):
     def search(
         self, query: str, k: int, mask: np.ndarray | None = None
     ) -> list[tuple[int, float]]: ...
-
-
-def parse_retriever(name: str) -> RetrieverKind:
-    try:
-        return RetrieverKind(name.strip().lower())
-    except ValueError:
-        choices = ", ".join(r.value for r in RetrieverKind)
-        raise InputError(f"unknown retriever {name!r}; choose from {choices}") from None
 
 
 def make_retriever(
