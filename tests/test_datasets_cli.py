@@ -1,12 +1,12 @@
-"""``finchunk sample`` (datasets.cli.sample_command) through typer's test runner."""
+"""``finchunk generate`` (cli.datasets.sample_command) through typer's test runner."""
 
 from __future__ import annotations
 
 import typer
 from typer.testing import CliRunner
 
+from finchunk.cli.datasets import sample_command
 from finchunk.datasets import SampleConfig, generate, read_lesson_files
-from finchunk.datasets.cli import sample_command
 
 
 def _app() -> typer.Typer:

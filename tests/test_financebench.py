@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from finchunk.chunk.overlap import RecursiveOverlap, with_overlap
 from finchunk.chunk.tokens import CHARS_PER_TOKEN, Tokenizer, Tokens, cl100k
+from finchunk.cli.bench import app
 from finchunk.datasets.financebench import load_financebench
 from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
-from finchunk.evaluate.bench_cli import app
 from finchunk.evaluate.filing_filter import Filing, FilingMatcher, fiscal_years
 from finchunk.evaluate.financebench import (
     BenchConfig,

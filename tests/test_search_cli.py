@@ -9,7 +9,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from finchunk.retrieve.cli import register
+from finchunk.cli.retrieve import register
 
 app = typer.Typer()
 register(app)

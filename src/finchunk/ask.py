@@ -18,9 +18,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.text import Text
-
 from finchunk.errors import InputError
 from finchunk.retrieve.filters import issuer_mentions, words
 from finchunk.retrieve.retriever import RetrieverKind
@@ -454,10 +451,11 @@ def ask(question: str, opts: AskOptions) -> AskAnswer:
     return AskAnswer(question, Route.TEXT, reason + "; answered from text", hits=hits, notes=notes)
 
 
-# --- rendering ---------------------------------------------------------------------------------
+# --- text of a fact answer ---------------------------------------------------------------------
 
 
-def _source_line(a: Any) -> str:
+def source_line(a: Any) -> str:
+    """Where a fact answer comes from: its filing, or the inputs it was derived from."""
     if a.filing is not None:
         return (
             f"{a.concept} {a.period}: {a.value} {a.unit} — {a.filing.form} "
@@ -471,24 +469,3 @@ def _source_line(a: Any) -> str:
     )
     method = a.derived.method if a.derived else "derived"
     return f"{a.concept} {a.period}: {a.value} {a.unit} — derived ({method}): {parts}"
-
-
-def render_answer(console: Console, ans: AskAnswer) -> None:
-    console.print(Text(f"route: {ans.route.value} — {ans.reason}", style="bold"))
-    for n in ans.notes:
-        console.print(Text(n, style="dim"))
-    if ans.fact is not None:
-        f = ans.fact
-        console.print(Text(f"{f.entity} {f.measure} {f.period}: {f.value} {f.unit or ''}"))
-        if f.formula:
-            console.print(Text(f"computed: {f.formula}"))
-        for a in f.answers:
-            console.print(Text("  source: " + _source_line(a)))
-    for h in ans.hits:
-        spans = ", ".join(f"{s}:{e}" for s, e in h.spans)
-        console.print(
-            Text(f"#{h.rank} {h.doc_id} · {' > '.join(h.section)} · chars {spans}", style="cyan")
-        )
-        console.print(Text(h.text))
-    if ans.route is Route.TEXT and not ans.hits:
-        console.print("no matching text")

@@ -20,12 +20,8 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
 from finchunk.chunk import Fixed, Strategy, make_chunker
 from finchunk.chunk.tables import linearize_tables
-from finchunk.cli_common import write_json
 from finchunk.evaluate.corpus import Corpus, read_corpus
 from finchunk.evaluate.run import (
     Ranked,
@@ -34,6 +30,7 @@ from finchunk.evaluate.run import (
     budget_scores,
     evaluate_ranked,
 )
+from finchunk.files import write_json
 
 MAIN_KS = tuple(range(1, 11))
 STRATEGIES = (Strategy.FIXED, Strategy.RECURSIVE, Strategy.STRUCTURE, Strategy.BYTITLE)
@@ -204,7 +201,8 @@ def run_filter(corpus: Corpus, report: dict[str, Any], tick: Tick) -> Section:
     )
 
 
-def _fmt(v: Any) -> str:
+def format_cell(v: Any) -> str:
+    """A table cell as the report shows it: floats rounded by size, the rest as text."""
     if isinstance(v, float):
         return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3f}"
     return str(v)
@@ -215,20 +213,8 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
         return ""
     cols = list(dict.fromkeys(k for r in rows for k in r))
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    lines += ["| " + " | ".join(_fmt(r.get(c, "")) for c in cols) + " |" for r in rows]
+    lines += ["| " + " | ".join(format_cell(r.get(c, "")) for c in cols) + " |" for r in rows]
     return "\n".join(lines)
-
-
-def rich_table(section: Section) -> Table:
-    t = Table(title=section.title, title_justify="left")
-    if not section.table:
-        return t
-    cols = list(dict.fromkeys(k for r in section.table for k in r))
-    for c in cols:
-        t.add_column(c, justify="left" if c in ("strategy", "variant", "header") else "right")
-    for r in section.table:
-        t.add_row(*(_fmt(r.get(c, "")) for c in cols))
-    return t
 
 
 def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: float) -> Path:
@@ -257,7 +243,7 @@ def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: f
 
 
 def run_analysis(
-    corpus: Corpus, cfg: DemoConfig, tick: Tick, console: Console
+    corpus: Corpus, cfg: DemoConfig, tick: Tick
 ) -> tuple[dict[str, Any], list[Section]]:
     from finchunk.evaluate.plots import recall_by_type_dots, recall_vs_chars
 

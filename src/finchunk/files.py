@@ -1,4 +1,5 @@
-"""Reading input files with errors that name them (one place for every parser and loader)."""
+"""Reading input files with errors that name them (one place for every parser and loader),
+and writing JSON reports."""
 
 from __future__ import annotations
 
@@ -36,3 +37,9 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(row, dict):
                 raise InputError(f"{p}:{n}: expected a JSON object")
             yield n, row
+
+
+def write_json(path: Path, payload: Any) -> None:
+    """``payload`` as indented UTF-8 JSON (non-ASCII kept), creating the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -1,21 +1,27 @@
-"""Option parsing shared by the commands: k ranges, comma lists, header modes, errors."""
+"""What every command shares: option parsing (k ranges, comma lists, header modes), the
+consoles, the one way errors are shown, and the progress bars.
+
+Only light modules are imported here: ``finchunk --help`` imports this module.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.markup import escape
 
 from finchunk.errors import FinchunkError, InputError
 
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
 T = TypeVar("T")
+console = Console()
 err_console = Console(stderr=True)
 
 
@@ -56,23 +62,26 @@ def parse_list(spec: str, convert: Callable[[str], T], option: str) -> list[T]:
     return [convert(s) for s in items]
 
 
+def print_error(message: str) -> None:
+    """``error: MESSAGE`` as one line on stderr; the message is shown as it is (brackets such
+    as ``finchunk[html]`` are not read as markup) and never wrapped."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn finchunk's own errors into one clear line on stderr and exit status 2."""
     try:
         yield
     except FinchunkError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        print_error(str(exc))
         raise typer.Exit(2) from None
-
-
-def write_json(path: Path, payload: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
 def progress_bar() -> Progress:
     """The progress bar every long command shows (on stderr, gone when done)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
     return Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -81,3 +90,27 @@ def progress_bar() -> Progress:
         console=err_console,
         transient=True,
     )
+
+
+class StageBars:
+    """Stages of a long job (an index build) as progress bars: ``stage(name, total)`` starts
+    one, hiding the previous; ``advance(n)`` moves the current one."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._p = progress
+        self._task: int | None = None
+
+    def stage(self, name: str, total: int) -> None:
+        if self._task is not None:
+            self._p.update(self._task, visible=False)
+        self._task = self._p.add_task(name, total=total)
+
+    def advance(self, n: int = 1) -> None:
+        if self._task is not None:
+            self._p.advance(self._task, n)
+
+
+@contextmanager
+def stage_bars() -> Iterator[StageBars]:
+    with progress_bar() as p:
+        yield StageBars(p)

@@ -1,50 +1,20 @@
 """Commands ``index``, ``search``, ``ask`` and ``view``; ``register(app)`` adds them to a
-typer app (the root ``finchunk`` app does so)."""
+typer app (the root ``finchunk`` app does so). Indexes, retrievers and parsers are imported
+when a command runs."""
 
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import Progress
-from rich.text import Text
 
 from finchunk.chunk import Strategy
-from finchunk.cli_common import parse_list, progress_bar, user_errors
+from finchunk.cli.common import console, err_console, parse_list, stage_bars, user_errors
 from finchunk.errors import InputError
-from finchunk.retrieve.filters import parse_filters
-from finchunk.retrieve.retriever import RetrieverKind
-
-console = Console()
-err = Console(stderr=True)
-
-
-class RichProgress:
-    """Index build stages as rich progress bars on stderr."""
-
-    def __init__(self, progress: Progress) -> None:
-        self._p = progress
-        self._task: int | None = None
-
-    def stage(self, name: str, total: int) -> None:
-        if self._task is not None:
-            self._p.update(self._task, visible=False)
-        self._task = self._p.add_task(name, total=total)
-
-    def advance(self, n: int = 1) -> None:
-        if self._task is not None:
-            self._p.advance(self._task, n)
-
-
-@contextmanager
-def _bars():
-    with progress_bar() as p:
-        yield RichProgress(p)
+from finchunk.retrieve.kinds import RetrieverKind
 
 
 def index_cmd(
@@ -77,31 +47,9 @@ def index_cmd(
         if not sources:
             raise InputError("give files or folders to index, or --docs TABLE")
         config = IndexConfig(strategy, size, overlap, header, model if dense else None)
-        with _bars() as bars:
+        with stage_bars() as bars:
             report = build_index(sources, out, config, progress=bars)
         console.print(f"{out}: {report.summary()}")
-
-
-def _print_hits(result) -> None:
-    from finchunk.retrieve.search import term_spans
-
-    for note in result.notes:
-        err.print(Text(note, style="dim"))
-    if not result.hits:
-        console.print("no results")
-    for h in result.hits:
-        where = " > ".join(h.section) or "(no section)"
-        page = f" · p. {h.page}" if h.page is not None else ""
-        spans = ", ".join(f"{s}:{e}" for s, e in h.spans)
-        head = Text(f"#{h.rank}  {h.score:.4f}  ", style="bold")
-        head.append(f"{h.doc_id}", style="cyan")
-        head.append(f"  {h.title} · {where}{page} · chars {spans}")
-        body = Text(h.text)
-        for s, e in term_spans(h.text, result.query):
-            body.stylize("bold yellow", s, e)
-        console.print(head)
-        console.print(body)
-        console.print()
 
 
 def search_cmd(
@@ -117,6 +65,8 @@ def search_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Search an index; every result cites its document and character spans."""
+    from finchunk.cli.render import print_hits
+    from finchunk.retrieve.filters import parse_filters
     from finchunk.retrieve.index import Index
     from finchunk.retrieve.search import SearchOptions, search
 
@@ -128,7 +78,7 @@ def search_cmd(
         if json_out:
             typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         else:
-            _print_hits(result)
+            print_hits(console, err_console, result)
 
 
 def ask_cmd(
@@ -141,7 +91,8 @@ def ask_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Answer a figure question from the fact store, anything else with cited chunks."""
-    from finchunk.ask import AskOptions, ask, render_answer
+    from finchunk.ask import AskOptions, ask
+    from finchunk.cli.render import render_answer
 
     with user_errors():
         when = _parse_date(as_of) if as_of else None

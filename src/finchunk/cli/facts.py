@@ -1,23 +1,22 @@
-"""``finchunk facts ...`` commands: load, get, history, frame."""
+"""``finchunk facts ...`` commands: load, get, history, frame. The fact store is imported
+when a command runs."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from finchunk.errors import FinchunkError, InputError
-from finchunk.facts.instance import FilingOverride
-from finchunk.facts.model import Period
-from finchunk.facts.output import answer_json, answer_line, frame_row_json, observation_json
-from finchunk.facts.store import FactStore
-from finchunk.facts.values import option_date
+from finchunk.cli.common import user_errors
+from finchunk.errors import InputError
+
+if TYPE_CHECKING:
+    from finchunk.facts.model import Period
+    from finchunk.facts.store import FactStore
 
 app = typer.Typer(
     help="Point-in-time XBRL fact store: load, get, history, frame.", no_args_is_help=True
@@ -40,17 +39,9 @@ DimOpt = Annotated[
 ]
 
 
-@contextmanager
-def _clear_errors() -> Iterator[None]:
-    """finchunk errors as one line on stderr and exit status 2, not a traceback."""
-    try:
-        yield
-    except FinchunkError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from exc
-
-
 def _existing_store(db: Path) -> FactStore:
+    from finchunk.facts.store import FactStore
+
     if not db.is_file():
         raise InputError(f"{db}: no fact store there (create one with `finchunk facts load`)")
     return FactStore(db)
@@ -63,6 +54,8 @@ class _PeriodOptions:
     instant: str | None
 
     def period(self, required: bool = True) -> Period | None:
+        from finchunk.facts.model import Period
+
         if self.instant is not None:
             if self.start is not None or self.end is not None:
                 raise InputError("give either --instant or --start and --end, not both")
@@ -78,6 +71,8 @@ class _PeriodOptions:
 
 
 def _date(text: str, option: str) -> date:
+    from finchunk.facts.values import option_date
+
     day = option_date(text, option)
     if day is None:
         raise InputError(f"{option} is required")
@@ -108,7 +103,11 @@ def load(
 ) -> None:
     """Load facts into the store (created when missing). --accn/--form/--filed give what an
     XBRL instance or inline XBRL file does not say itself."""
-    with _clear_errors():
+    from finchunk.facts.instance import FilingOverride
+    from finchunk.facts.store import FactStore
+    from finchunk.facts.values import option_date
+
+    with user_errors():
         given = FilingOverride(accn=accn, form=form, filed=option_date(filed, "--filed"))
         with FactStore(db) as store:
             for report in store.load(files, given):
@@ -149,7 +148,10 @@ def get(
     as_json: JsonOpt = False,
 ) -> None:
     """The value of one fact as known on --as-of (latest filing on or before it)."""
-    with _clear_errors():
+    from finchunk.facts.output import answer_json, answer_line
+    from finchunk.facts.values import option_date
+
+    with user_errors():
         period = _PeriodOptions(start, end, instant).period(required=fiscal_year is None)
         with _existing_store(db) as store:
             answer = store.get(
@@ -179,7 +181,10 @@ def history(
     as_json: JsonOpt = False,
 ) -> None:
     """Every value the fact has had up to --as-of, one per filing, in filed order."""
-    with _clear_errors():
+    from finchunk.facts.output import observation_json
+    from finchunk.facts.values import option_date
+
+    with user_errors():
         period = _PeriodOptions(start, end, instant).period()
         with _existing_store(db) as store:
             rows = store.history(
@@ -209,7 +214,10 @@ def frame(
     as_json: JsonOpt = False,
 ) -> None:
     """One entity-wide value per entity for the exact period, as known on --as-of."""
-    with _clear_errors():
+    from finchunk.facts.output import frame_row_json
+    from finchunk.facts.values import option_date
+
+    with user_errors():
         period = _PeriodOptions(start, end, instant).period()
         with _existing_store(db) as store:
             rows = store.frame(concept, period, as_of=option_date(as_of, "--as-of"), unit=unit)

