@@ -459,6 +459,16 @@ _SECTION_WRITERS = (
 
 
 def _ask_text(d: Drafts, c: _Ctx) -> None:
+    """Questions answered by one sentence of the report, in a fixed order (the order
+    numbers the questions)."""
+    _ask_business(d, c)
+    _ask_financing(d, c)
+    _ask_people(d, c)
+    _ask_plans_and_tax(d, c)
+
+
+def _ask_business(d: Drafts, c: _Ctx) -> None:
+    """The group: staff, markets, head office, the acquisition, a segment, a KPI."""
     f, co, y, at, r = c.f, c.co, c.year, c.at, c.rng
     t = QuestionType.TEXTO
     n = num(f.plantilla, 0)
@@ -502,6 +512,12 @@ def _ask_text(d: Drafts, c: _Ctx) -> None:
     kpi = c.issuer.sector.kpis[1]
     v = num(f.kpis[1], 0)
     d.add(t, kpi.question.format(co=co, y=y), v, [at["seg_kpi1"]], [v])
+
+
+def _ask_financing(d: Drafts, c: _Ctx) -> None:
+    """Liquidity, the cost of debt and the credit rating."""
+    f, co, y, at = c.f, c.co, c.year, c.at
+    t = QuestionType.TEXTO
     liq = num(f.liquidez)
     d.add(
         t,
@@ -519,6 +535,12 @@ def _ask_text(d: Drafts, c: _Ctx) -> None:
         [at["rating"]],
         [c.issuer.rating],
     )
+
+
+def _ask_people(d: Drafts, c: _Ctx) -> None:
+    """Training hours and the board's independent members."""
+    f, co, y, at = c.f, c.co, c.year, c.at
+    t = QuestionType.TEXTO
     h = f"{f.horas_formacion}"
     d.add(
         t,
@@ -535,6 +557,12 @@ def _ask_text(d: Drafts, c: _Ctx) -> None:
         [at["board"]],
         [ind],
     )
+
+
+def _ask_plans_and_tax(d: Drafts, c: _Ctx) -> None:
+    """Next year's capex, the effective tax rate and the strategic plan."""
+    f, co, y, at = c.f, c.co, c.year, c.at
+    t = QuestionType.TEXTO
     capex = num(f.inversion_prevista, 0)
     d.add(
         t,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from finchunk.datasets.draw import dec, seeded, split
 from finchunk.datasets.spanish import q, slug
@@ -462,6 +463,8 @@ def _kpi(sector: Sector, i: int, base: int, rng: random.Random) -> int:
 def _year(
     rng: random.Random, p: _Profile, sector: Sector, year: int, ingresos: Decimal
 ) -> YearFigures:
+    """One year's figures. The draws from ``rng`` happen in a fixed order (the income
+    statement, then each helper below in turn): the same seed gives the same figures."""
     ebitda = q(ingresos * (p.margin + dec(rng, "-0.010", "0.010")))
     deterioro = q(ebitda * dec(rng, "0.010", "0.060"))
     reestructuracion = q(ebitda * dec(rng, "0.004", "0.020"))
@@ -475,65 +478,102 @@ def _year(
     atribuible = neto - q(neto * dec(rng, "0.00", "0.08"))
     inversiones = q(ingresos * dec(rng, "0.050", "0.180"))
     caja = q(deuda_neta * dec(rng, "0.15", "0.40"))
+    fields: dict[str, Any] = {
+        "year": year,
+        "ingresos": ingresos,
+        "ebitda": ebitda,
+        "deterioro": deterioro,
+        "reestructuracion": reestructuracion,
+        "ebitda_ajustado": ebitda + deterioro + reestructuracion,
+        "ebit": ebit,
+        "resultado_financiero": resultado_financiero,
+        "bai": bai,
+        "impuesto": impuesto,
+        "atribuible": atribuible,
+        "inversiones": inversiones,
+        "flujo_caja_libre": ebitda - inversiones + impuesto + resultado_financiero,
+        "deuda_neta": deuda_neta,
+    }
+    fields |= _balance_and_share(rng, p, ingresos, deuda_neta, atribuible)
+    fields |= _operations(rng, p, sector, ingresos, ebitda)
+    fields |= _financing(rng, ingresos, deuda_neta, caja)
+    fields |= _accounting_notes(rng, ingresos, tasa)
+    fields |= _people_and_plans(rng, p, inversiones)
+    return YearFigures(**fields)
+
+
+def _balance_and_share(
+    rng: random.Random, p: _Profile, ingresos: Decimal, deuda_neta: Decimal, atribuible: Decimal
+) -> dict[str, Any]:
     bpa = q(atribuible / p.shares, 2)
     dpa = q(bpa * p.payout, 2)
-    return YearFigures(
-        year=year,
-        ingresos=ingresos,
-        ebitda=ebitda,
-        deterioro=deterioro,
-        reestructuracion=reestructuracion,
-        ebitda_ajustado=ebitda + deterioro + reestructuracion,
-        ebit=ebit,
-        resultado_financiero=resultado_financiero,
-        bai=bai,
-        impuesto=impuesto,
-        atribuible=atribuible,
-        inversiones=inversiones,
-        flujo_caja_libre=ebitda - inversiones + impuesto + resultado_financiero,
-        deuda_neta=deuda_neta,
-        arrendamientos=q(deuda_neta * dec(rng, "0.08", "0.25")),
-        patrimonio=q(ingresos * dec(rng, "0.30", "0.80")),
-        acciones=p.shares,
-        bpa=bpa,
-        dpa=dpa,
-        dividendo_cuenta=q(dpa * dec(rng, "0.30", "0.50"), 2),
-        cotizacion=q(bpa * dec(rng, "9.0", "18.0"), 2),
-        plantilla=int(ingresos / p.productivity) + rng.randint(-200, 200),
-        paises=p.paises + rng.randint(0, 2),
-        superficie=p.superficie,
-        seg_ingresos=_shares(ingresos, p.seg_rev),
-        seg_ebitda=_shares(ebitda, p.seg_ebitda),
-        kpis=(
+    return {
+        "arrendamientos": q(deuda_neta * dec(rng, "0.08", "0.25")),
+        "patrimonio": q(ingresos * dec(rng, "0.30", "0.80")),
+        "acciones": p.shares,
+        "bpa": bpa,
+        "dpa": dpa,
+        "dividendo_cuenta": q(dpa * dec(rng, "0.30", "0.50"), 2),
+        "cotizacion": q(bpa * dec(rng, "9.0", "18.0"), 2),
+    }
+
+
+def _operations(
+    rng: random.Random, p: _Profile, sector: Sector, ingresos: Decimal, ebitda: Decimal
+) -> dict[str, Any]:
+    return {
+        "plantilla": int(ingresos / p.productivity) + rng.randint(-200, 200),
+        "paises": p.paises + rng.randint(0, 2),
+        "superficie": p.superficie,
+        "seg_ingresos": _shares(ingresos, p.seg_rev),
+        "seg_ebitda": _shares(ebitda, p.seg_ebitda),
+        "kpis": (
             _kpi(sector, 0, p.kpis[0], rng),
             _kpi(sector, 1, p.kpis[1], rng),
             _kpi(sector, 2, p.kpis[2], rng),
         ),
-        emisiones=tuple(q(e * dec(rng, "0.85", "1.05")) for e in p.emisiones),
-        reduccion_emisiones=dec(rng, "2.0", "18.0"),
-        renovable=dec(rng, "35.0", "99.0"),
-        liquidez=q(caja + ingresos * dec(rng, "0.05", "0.15")),
-        coste_deuda=dec(rng, "1.80", "4.90"),
-        vida_media=dec(rng, "3.5", "8.5"),
-        tipo_fijo=dec(rng, "55", "95"),
-        vencimientos=tuple(split(rng, deuda_neta + caja, 5)),
-        bonos_verdes=Decimal(rng.randint(6, 30) * 50),
-        tasa_deterioro=dec(rng, "6.0", "10.5"),
-        crecimiento_perpetuo=dec(rng, "1.0", "2.5"),
-        tipo_arrendamiento=dec(rng, "2.5", "5.5"),
-        plazo_arrendamiento=dec(rng, "4.0", "14.0"),
-        nocional_derivados=q(ingresos * dec(rng, "0.05", "0.25")),
-        cobertura_divisa=dec(rng, "50", "90"),
-        provisiones=q(ingresos * dec(rng, "0.010", "0.040")),
-        litigios=q(ingresos * dec(rng, "0.002", "0.008")),
-        bases_negativas=q(ingresos * dec(rng, "0.005", "0.030")),
-        tasa_efectiva=tasa,
-        horas_formacion=rng.randint(12, 60),
-        mujeres_directivas=dec(rng, "18.0", "45.0"),
-        consejeros=p.consejeros,
-        independientes=rng.randint(p.consejeros // 2, p.consejeros - 2),
-        consejeras=rng.randint(3, p.consejeros // 2),
-        reuniones=rng.randint(9, 16),
-        inversion_prevista=Decimal(int(inversiones * dec(rng, "1.00", "1.25")) // 10 * 10),
-        plan_inversion=Decimal(int(inversiones * dec(rng, "3.5", "4.5")) // 100 * 100),
-    )
+        "emisiones": tuple(q(e * dec(rng, "0.85", "1.05")) for e in p.emisiones),
+        "reduccion_emisiones": dec(rng, "2.0", "18.0"),
+        "renovable": dec(rng, "35.0", "99.0"),
+    }
+
+
+def _financing(
+    rng: random.Random, ingresos: Decimal, deuda_neta: Decimal, caja: Decimal
+) -> dict[str, Any]:
+    return {
+        "liquidez": q(caja + ingresos * dec(rng, "0.05", "0.15")),
+        "coste_deuda": dec(rng, "1.80", "4.90"),
+        "vida_media": dec(rng, "3.5", "8.5"),
+        "tipo_fijo": dec(rng, "55", "95"),
+        "vencimientos": tuple(split(rng, deuda_neta + caja, 5)),
+        "bonos_verdes": Decimal(rng.randint(6, 30) * 50),
+    }
+
+
+def _accounting_notes(rng: random.Random, ingresos: Decimal, tasa: Decimal) -> dict[str, Any]:
+    return {
+        "tasa_deterioro": dec(rng, "6.0", "10.5"),
+        "crecimiento_perpetuo": dec(rng, "1.0", "2.5"),
+        "tipo_arrendamiento": dec(rng, "2.5", "5.5"),
+        "plazo_arrendamiento": dec(rng, "4.0", "14.0"),
+        "nocional_derivados": q(ingresos * dec(rng, "0.05", "0.25")),
+        "cobertura_divisa": dec(rng, "50", "90"),
+        "provisiones": q(ingresos * dec(rng, "0.010", "0.040")),
+        "litigios": q(ingresos * dec(rng, "0.002", "0.008")),
+        "bases_negativas": q(ingresos * dec(rng, "0.005", "0.030")),
+        "tasa_efectiva": tasa,
+    }
+
+
+def _people_and_plans(rng: random.Random, p: _Profile, inversiones: Decimal) -> dict[str, Any]:
+    return {
+        "horas_formacion": rng.randint(12, 60),
+        "mujeres_directivas": dec(rng, "18.0", "45.0"),
+        "consejeros": p.consejeros,
+        "independientes": rng.randint(p.consejeros // 2, p.consejeros - 2),
+        "consejeras": rng.randint(3, p.consejeros // 2),
+        "reuniones": rng.randint(9, 16),
+        "inversion_prevista": Decimal(int(inversiones * dec(rng, "1.00", "1.25")) // 10 * 10),
+        "plan_inversion": Decimal(int(inversiones * dec(rng, "3.5", "4.5")) // 100 * 100),
+    }
