@@ -54,8 +54,10 @@ def _parity(texts: list[str], queries: list[str]) -> float:
         ref_scores = ref.get_scores(tokenize(q))
         np.testing.assert_allclose(ours.scores(q), ref_scores, rtol=1e-4, atol=1e-4)
         a = {i for i, _ in ours.search(q, 10)}
-        b = set(np.argsort(-ref_scores, kind="stable")[:10].tolist())
-        overlaps.append(len(a & b) / 10)
+        matched = [i for i in np.argsort(-ref_scores, kind="stable") if ref_scores[i] > 0]
+        b = set(matched[:10])  # search ranks only the texts sharing a term with the query
+        assert len(a) == len(b)
+        overlaps.append(len(a & b) / max(len(b), 1))
     return float(np.mean(overlaps))
 
 

@@ -22,8 +22,8 @@ from finchunk.datasets.cli import sample_command
 from finchunk.errors import InputError
 from finchunk.evaluate.bench_cli import app as bench_app
 from finchunk.evaluate.corpus import Corpus, read_corpus
+from finchunk.evaluate.harness import Scope, Variant, evaluate
 from finchunk.evaluate.report import print_eval_tables
-from finchunk.evaluate.run import Scope, Variant, evaluate
 from finchunk.facts.cli import app as facts_app
 from finchunk.parse import load
 from finchunk.retrieve.cli import register as register_retrieve
@@ -81,7 +81,7 @@ def _variants(
     names = parse_list(strategies, Strategy, "--strategies")
     kinds = parse_list(retrievers, parse_retriever, "--retriever")
     return [
-        Variant(s.value, make_chunker(s, header=h), retriever=r.value, embedder=embedder)
+        Variant(s.value, make_chunker(s, header=h), retriever=str(r), embedder=embedder)
         for r in kinds
         for s in names
         for h in header.values()

@@ -23,13 +23,13 @@ from finchunk.cli_common import (
     user_errors,
     write_json,
 )
-from finchunk.errors import InputError
 from finchunk.evaluate.financebench import (
+    DEFAULT_RETRIEVERS,
     PAPER_TABLE4,
     BenchConfig,
-    FBRetriever,
     FBScope,
     FBStrategy,
+    parse_bench_retriever,
     parse_scope,
     parse_strategy,
 )
@@ -48,16 +48,6 @@ def bench() -> None:
     """Benchmarks on public data sets."""
 
 
-def _retriever(name: str) -> FBRetriever:
-    try:
-        return FBRetriever(name.strip().lower())
-    except ValueError:
-        choices = ", ".join(r.value for r in FBRetriever)
-        raise InputError(
-            f"--retrievers: unknown retriever {name!r}; choose from {choices}"
-        ) from None
-
-
 @app.command("financebench")
 def financebench(
     data: Annotated[Path, typer.Option(help="FinanceBench folder (JSONL files and pdfs/).")],
@@ -67,9 +57,13 @@ def financebench(
     scope: Annotated[str, typer.Option(help="Comma list: document, corpus, filtered.")] = (
         "document,corpus,filtered"
     ),
-    retrievers: Annotated[str, typer.Option(help="Comma list: bm25, bm25-words, bm25-fin.")] = (
-        "bm25,bm25-words,bm25-fin"
-    ),
+    retrievers: Annotated[
+        str,
+        typer.Option(
+            help="Comma list of retrievers: bm25, bm25-words, bm25-fin (tuned on this "
+            "benchmark), dense, hybrid, or FIRST/RERANKER@DEPTH (bm25/dense@50)."
+        ),
+    ] = ",".join(DEFAULT_RETRIEVERS),
     header: Annotated[HeaderMode, typer.Option(help="Context header: on, off or both.")] = (
         HeaderMode.OFF
     ),
@@ -88,7 +82,9 @@ def financebench(
             scopes=tuple(dict.fromkeys(parse_list(scope, parse_scope, "--scope"))),
             ks=tuple(parse_ks(k)),
             headers=tuple(header.values()),
-            retrievers=tuple(dict.fromkeys(parse_list(retrievers, _retriever, "--retrievers"))),
+            retrievers=tuple(
+                dict.fromkeys(parse_list(retrievers, parse_bench_retriever, "--retrievers"))
+            ),
         )
         fb = load_financebench(data)
         started = time.perf_counter()
