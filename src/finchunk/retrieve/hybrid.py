@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from finchunk.retrieve.base import Hits, Retriever, candidates
+from finchunk.retrieve.base import Hits, Retriever
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,8 @@ def rrf_scores(
 
 
 class HybridIndex:
-    """RRF of two retrievers over the same texts (BM25 and dense)."""
+    """RRF of two retrievers over the same texts (BM25 and dense); it ranks the texts that
+    either ranks in its top ``depth``."""
 
     def __init__(
         self, lexical: Retriever, dense: Retriever, params: RRFParams = RRFParams()
@@ -75,7 +76,8 @@ class HybridIndex:
         depth = self.params.depth
         rankings = [self.lexical.search(query, depth, mask), self.dense.search(query, depth, mask)]
         fused = rrf_fuse(rankings, self.size, self.params)
-        return Hits.top(fused, k, candidates(self.size, mask))
+        ranked = np.unique(np.concatenate([h.positions[:depth] for h in rankings]))
+        return Hits.top(fused, k, ranked)
 
 
 def fusion_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
