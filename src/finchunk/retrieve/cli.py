@@ -66,7 +66,7 @@ def index_cmd(
 
     Metadata for filters: a NAME.meta.json beside NAME.md ({"issuer": ..., "year": ...,
     "doc_type": ...}), or the columns of a --docs table."""
-    from finchunk.retrieve.index import IndexConfig, build_index, document_sources, file_sources
+    from finchunk.retrieve.build import IndexConfig, build_index, document_sources, file_sources
 
     with user_errors():
         sources = file_sources(inputs) if inputs else []
@@ -117,8 +117,8 @@ def search_cmd(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Search an index; every result cites its document and character spans."""
-    from finchunk.retrieve.index import Index
     from finchunk.retrieve.search import SearchOptions, search
+    from finchunk.retrieve.store import Index
 
     with user_errors():
         opts = SearchOptions(
