@@ -71,7 +71,7 @@ def index_cmd(
     with user_errors():
         sources = file_sources(inputs) if inputs else []
         if docs is not None:
-            from finchunk.evaluate.corpus import read_documents
+            from finchunk.lesson import read_documents
 
             sources += document_sources(read_documents(docs))
         if not sources:
@@ -189,7 +189,7 @@ def _view_document(file: str, docs: Path | None):
         from finchunk.parse import load
 
         return load(Path(file))
-    from finchunk.evaluate.corpus import read_documents
+    from finchunk.lesson import read_documents
 
     found = [d for d in read_documents(docs) if d.id == file]
     if not found:
