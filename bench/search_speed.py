@@ -33,13 +33,14 @@ from finchunk.evaluate.corpus import Corpus, read_corpus
 from finchunk.evaluate.run import Ranked, Variant, chunk_corpus, summarize
 from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
+from finchunk.retrieve.build import IndexConfig, build_index, document_sources
 from finchunk.retrieve.dense import DenseIndex, Embedder, HashingEmbedder, make_embedder
 from finchunk.retrieve.filters import MetadataIndex, auto_mask, canonical_metadata
 from finchunk.retrieve.hybrid import HybridIndex, fusion_warnings
-from finchunk.retrieve.index import Index, IndexConfig, build_index, document_sources
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.retriever import RetrieverKind
 from finchunk.retrieve.search import SearchOptions, search
+from finchunk.retrieve.store import Index
 
 KINDS = list(RetrieverKind)
 

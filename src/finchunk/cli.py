@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -44,32 +43,22 @@ DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 @app.command()
 def chunk(
     files: Annotated[list[Path], typer.Argument(help="Documents to chunk (Markdown, HTML, PDF).")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output JSONL, one chunk a line.")],
+    out: Annotated[
+        Path, typer.Option("-o", "--out", help="Output JSONL (one chunk a line), or .parquet.")
+    ],
     strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
     size: Annotated[int | None, typer.Option(help="Size limit in characters.")] = None,
     overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
     header: Annotated[bool, typer.Option("--header/--no-header", help="Context header.")] = False,
 ) -> None:
-    """Chunk documents into JSONL: id, doc_id, spans, section, page, header, text."""
+    """Chunk documents into chunk records (JSONL, or Parquet when -o ends with .parquet):
+    id, doc_id, spans, section, page, pages, header, text, kind, metadata."""
+    from finchunk.records import document_records, write_chunks
+
     with user_errors():
         chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        n = 0
-        with out.open("w", encoding="utf-8") as fh:
-            for f in files:
-                doc = load(f)
-                for c in chunker.chunk(doc):
-                    row = {
-                        "id": c.id,
-                        "doc_id": c.doc_id,
-                        "spans": [list(s) for s in c.spans],
-                        "section": list(c.section),
-                        "page": c.page,
-                        "header": c.header,
-                        "text": c.text,
-                    }
-                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-                    n += 1
+        docs = (load(f) for f in files)
+        n = write_chunks(out, (r for d in docs for r in document_records(d, chunker.chunk(d))))
         console.print(f"{n} chunks from {len(files)} file(s) → {out}")
 
 

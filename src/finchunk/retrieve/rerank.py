@@ -41,14 +41,20 @@ class Reranked:
 
 class CandidateVectors:
     """Passage vectors of one embedder, computed only for the positions asked for and kept
-    (a reranker embeds its candidates, not the corpus)."""
+    (a reranker embeds its candidates, not the corpus); ``stored`` vectors, when there are
+    some (a persisted index's), are read instead."""
 
-    def __init__(self, texts: Sequence[str], embedder: Embedder) -> None:
+    def __init__(
+        self, texts: Sequence[str], embedder: Embedder, stored: np.ndarray | None = None
+    ) -> None:
         self.texts = texts
         self.embedder = embedder
+        self.stored = stored
         self._rows: dict[int, np.ndarray] = {}
 
     def __call__(self, positions: np.ndarray) -> np.ndarray:
+        if self.stored is not None:
+            return np.asarray(self.stored[positions], dtype=np.float32)
         wanted = positions.tolist()
         missing = sorted({p for p in wanted if p not in self._rows})
         if missing:

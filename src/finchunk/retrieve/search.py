@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from finchunk.errors import InputError
+from finchunk.records import ChunkRecord
 from finchunk.retrieve.base import Hits
 from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import Filter
-from finchunk.retrieve.index import Index
 from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec, parse_retriever
+from finchunk.retrieve.store import Index
 from finchunk.retrieve.text import normalize, query_terms
 
 _WORD_RE = re.compile(r"\w+")
@@ -38,28 +39,49 @@ class SearchOptions:
 
 @dataclass(frozen=True)
 class Hit:
+    """A ranked chunk: its record, plus rank, score, document title and citations
+    (``doc.text[start:end]`` for each span)."""
+
     rank: int
-    chunk_id: str
-    doc_id: str
+    record: ChunkRecord
     title: str
-    section: tuple[str, ...]
-    page: int | None
-    spans: tuple[tuple[int, int], ...]
     score: float
-    text: str
-    citations: tuple[str, ...]  # doc.text[start:end] for each span
+    citations: tuple[str, ...]
+
+    @property
+    def chunk_id(self) -> str:
+        return self.record.id
+
+    @property
+    def doc_id(self) -> str:
+        return self.record.doc_id
+
+    @property
+    def section(self) -> tuple[str, ...]:
+        return self.record.section
+
+    @property
+    def page(self) -> int | None:
+        return self.record.page
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        return self.record.spans
+
+    @property
+    def text(self) -> str:
+        return self.record.text
 
     def to_json(self) -> dict[str, Any]:
+        """The chunk record's fields (:mod:`finchunk.records`), with ``chunk_id`` (= ``id``,
+        kept for compatibility), rank, title, score and citations."""
         return {
             "rank": self.rank,
-            "chunk_id": self.chunk_id,
-            "doc_id": self.doc_id,
+            "chunk_id": self.record.id,
+            **self.record.to_json(),
             "title": self.title,
-            "section": list(self.section),
-            "page": self.page,
-            "spans": [list(s) for s in self.spans],
             "score": round(self.score, 6),
-            "text": self.text,
+            "citations": list(self.citations),
         }
 
 
@@ -146,18 +168,8 @@ def search(
 def _hit(index: Index, rank: int, position: int, score: float) -> Hit:
     c = index.chunk(position)
     text = index.document_text(c.doc_id)
-    return Hit(
-        rank,
-        c.id,
-        c.doc_id,
-        index.title(c.doc_id),
-        c.section,
-        c.page,
-        c.spans,
-        float(score),
-        c.text,
-        tuple(text[s:e] for s, e in c.spans),
-    )
+    cited = tuple(text[s:e] for s, e in c.spans)
+    return Hit(rank, c, index.title(c.doc_id), float(score), cited)
 
 
 def term_spans(text: str, query: str) -> list[tuple[int, int]]:
