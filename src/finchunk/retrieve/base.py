@@ -84,6 +84,10 @@ class Hits:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def take(self, indices: np.ndarray) -> Hits:
+        """The hits at ``indices`` (indexes into this ranking), in that order."""
+        return Hits(self.positions[indices], self.scores[indices])
+
     def pairs(self) -> list[tuple[int, float]]:
         return list(self)
 

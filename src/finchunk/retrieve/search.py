@@ -132,7 +132,7 @@ def best_per_document(hits: Hits, chunk_doc: np.ndarray, k: int) -> Hits:
     ``k`` best documents."""
     docs = chunk_doc[hits.positions]
     _, first = np.unique(docs, return_index=True)
-    return hits[np.sort(first)[:k]] if first.size else Hits.empty()
+    return hits.take(np.sort(first)[:k])
 
 
 def search(
