@@ -137,21 +137,56 @@ def cut(ranking: Sequence[ScoredChunk], at: Cut) -> Sequence[ScoredChunk]:
 # --- measures --------------------------------------------------------------------------------
 
 
+class Judged:
+    """One question's ranking against its gold, with the rank at which each gold passage is
+    first retrieved computed once per threshold and shared by every measure and k (coverage
+    only grows down a ranking, so "retrieved in the top k" is "first retrieved at <= k")."""
+
+    __slots__ = ("ranking", "gold", "_ranks")
+
+    def __init__(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> None:
+        self.ranking = ranking
+        self.gold = gold
+        self._ranks: dict[float, list[int]] = {}
+
+    def first_ranks(self, threshold: float) -> list[int]:
+        if threshold not in self._ranks:
+            self._ranks[threshold] = first_retrieved_ranks(
+                self.ranking, self.gold.passages, threshold
+            )
+        return self._ranks[threshold]
+
+    def retrieved(self, at: Cut, threshold: float) -> int:
+        """Gold passages retrieved by the chunks ``at`` cuts."""
+        if isinstance(at, Budget):
+            return count_retrieved(at.apply(self.ranking), self.gold.passages, threshold)
+        return sum(1 for r in self.first_ranks(threshold) if 0 < r <= at)
+
+
 class Measure(Protocol):
+    def judge(self, j: Judged) -> float: ...
+
     def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float: ...
 
 
+class _Value:
+    """``value(ranking, gold)``: one question scored on its own."""
+
+    __slots__ = ()
+
+    def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float:
+        return self.judge(Judged(ranking, gold))  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True, slots=True)
-class Recall:
+class Recall(_Value):
     at: Cut = 10
     threshold: float = DEFAULT_THRESHOLD
 
-    def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float:
-        if not gold.evidence:
+    def judge(self, j: Judged) -> float:
+        if not j.gold.evidence:
             return 0.0
-        return count_retrieved(cut(ranking, self.at), gold.passages, self.threshold) / (
-            gold.evidence
-        )
+        return j.retrieved(self.at, self.threshold) / j.gold.evidence
 
     def __str__(self) -> str:
         return f"Recall@{self.at}"
@@ -161,35 +196,36 @@ EvidenceRecall = Recall
 
 
 @dataclass(frozen=True, slots=True)
-class Complete:
+class Complete(_Value):
     at: Cut = 10
     threshold: float = DEFAULT_THRESHOLD
 
-    def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float:
-        hit = count_retrieved(cut(ranking, self.at), gold.passages, self.threshold)
-        return float(gold.evidence > 0 and hit == gold.evidence)
+    def judge(self, j: Judged) -> float:
+        return float(
+            j.gold.evidence > 0 and j.retrieved(self.at, self.threshold) == j.gold.evidence
+        )
 
     def __str__(self) -> str:
         return f"Complete@{self.at}"
 
 
 @dataclass(frozen=True, slots=True)
-class Chars:
+class Chars(_Value):
     at: Cut = 10
 
-    def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float:
-        return float(sum(c.chars for c in cut(ranking, self.at)))
+    def judge(self, j: Judged) -> float:
+        return float(sum(c.chars for c in cut(j.ranking, self.at)))
 
     def __str__(self) -> str:
         return f"Chars@{self.at}"
 
 
 @dataclass(frozen=True, slots=True)
-class Delivered:
+class Delivered(_Value):
     at: Cut = 10
 
-    def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float:
-        return float(len(cut(ranking, self.at)))
+    def judge(self, j: Judged) -> float:
+        return float(len(cut(j.ranking, self.at)))
 
     def __str__(self) -> str:
         return f"Delivered@{self.at}"
@@ -200,40 +236,40 @@ def _pages(ranking: Iterable[ScoredChunk]) -> set[tuple[str, int]]:
 
 
 @dataclass(frozen=True, slots=True)
-class PageHit:
+class PageHit(_Value):
     at: Cut = 10
 
-    def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float:
-        return float(bool(gold.pages & _pages(cut(ranking, self.at))))
+    def judge(self, j: Judged) -> float:
+        return float(bool(j.gold.pages & _pages(cut(j.ranking, self.at))))
 
     def __str__(self) -> str:
         return f"PageHit@{self.at}"
 
 
 @dataclass(frozen=True, slots=True)
-class PageRecall:
+class PageRecall(_Value):
     at: Cut = 10
 
-    def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float:
-        if not gold.pages:
+    def judge(self, j: Judged) -> float:
+        if not j.gold.pages:
             return 0.0
-        return len(gold.pages & _pages(cut(ranking, self.at))) / len(gold.pages)
+        return len(j.gold.pages & _pages(cut(j.ranking, self.at))) / len(j.gold.pages)
 
     def __str__(self) -> str:
         return f"PageRecall@{self.at}"
 
 
 @dataclass(frozen=True, slots=True)
-class NDCG:
+class NDCG(_Value):
     at: int = 10
     threshold: float = DEFAULT_THRESHOLD
 
-    def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float:
-        if not gold.evidence:
+    def judge(self, j: Judged) -> float:
+        if not j.gold.evidence:
             return 0.0
-        ranks = first_retrieved_ranks(ranking[: self.at], gold.passages, self.threshold)
-        dcg = sum(1.0 / math.log2(r + 1) for r in ranks if r)
-        ideal = sum(1.0 / math.log2(i + 2) for i in range(min(self.at, gold.evidence)))
+        ranks = j.first_ranks(self.threshold)
+        dcg = sum(1.0 / math.log2(r + 1) for r in ranks if 0 < r <= self.at)
+        ideal = sum(1.0 / math.log2(i + 2) for i in range(min(self.at, j.gold.evidence)))
         return dcg / ideal
 
     def __str__(self) -> str:
@@ -241,14 +277,12 @@ class NDCG:
 
 
 @dataclass(frozen=True, slots=True)
-class RR:
+class RR(_Value):
     at: int = 10
     threshold: float = DEFAULT_THRESHOLD
 
-    def value(self, ranking: Sequence[ScoredChunk], gold: QuestionGold) -> float:
-        ranks = [
-            r for r in first_retrieved_ranks(ranking[: self.at], gold.passages, self.threshold) if r
-        ]
+    def judge(self, j: Judged) -> float:
+        ranks = [r for r in j.first_ranks(self.threshold) if 0 < r <= self.at]
         return 1.0 / min(ranks) if ranks else 0.0
 
     def __str__(self) -> str:
@@ -285,11 +319,11 @@ def score(run: Run, gold: GoldSet, measures: Sequence[Measure]) -> Scores:
     per: dict[Measure, dict[str, float]] = {m: {} for m in measures}
     missing = []
     for g in gold:
-        ranking = run.get(g.id)
         if g.id not in run:
             missing.append(g.id)
+        judged = Judged(run.get(g.id), g)
         for m in measures:
-            per[m][g.id] = m.value(ranking, g)
+            per[m][g.id] = m.judge(judged)
     return Scores(per, tuple(missing))
 
 
