@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from finchunk.retrieve.bm25 import BM25Index, top_k
+from finchunk.retrieve.base import Hits
+from finchunk.retrieve.bm25 import BM25Index
 from finchunk.retrieve.text import tokenize
 
 
@@ -24,7 +25,7 @@ def test_normalisation_strips_accents_case_and_stop_words() -> None:
 
 def test_ties_break_by_chunk_order() -> None:
     scores = np.array([0.5, 2.0, 2.0, 0.0, 2.0], dtype=np.float32)
-    assert [i for i, _ in top_k(scores, 3)] == [1, 2, 4]
+    assert Hits.top(scores, 3).positions.tolist() == [1, 2, 4]
     index = BM25Index(["alfa beta", "gamma delta", "alfa epsilon", "alfa zeta", "eta theta"])
     # "alfa" is in 3 of 5 texts: its idf is floored as in rank_bm25, not negative.
     assert [i for i, _ in index.search("alfa", 3)] == [0, 2, 3]

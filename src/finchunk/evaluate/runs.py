@@ -261,3 +261,10 @@ def read_jsonl(path: str | Path) -> Run:
 def run_file_stem(name: str) -> str:
     """A file name for a run (its name with path separators and spaces replaced)."""
     return _trec_tag(name).replace("/", "_")
+
+
+def write_run_files(run: Run, directory: str | Path) -> list[Path]:
+    """``DIR/NAME.trec`` and ``DIR/NAME.jsonl`` for a run (NAME from the run's name)."""
+    d = Path(directory)
+    stem = run_file_stem(run.name)
+    return [write_trec(run, d / f"{stem}.trec"), write_jsonl(run, d / f"{stem}.jsonl")]

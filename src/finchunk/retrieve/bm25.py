@@ -149,8 +149,3 @@ class BM25Index:
             raise InputError(f"{d}: not a readable BM25 index ({exc})") from exc
         return obj
 
-
-def top_k(scores: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
-    """``(position, score)`` of the ``k`` best scores, ties broken by position (stable)."""
-    pool = np.flatnonzero(mask) if mask is not None else None
-    return Hits.top(scores, k, pool).pairs()
