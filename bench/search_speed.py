@@ -30,18 +30,27 @@ import numpy as np
 from finchunk.chunk import make_chunker
 from finchunk.datasets import SampleConfig, generate, write_lesson_files
 from finchunk.evaluate.corpus import Corpus, read_corpus
-from finchunk.evaluate.run import Ranked, Variant, chunk_corpus, summarize
+from finchunk.evaluate.gold import gold_from_corpus
+from finchunk.evaluate.harness import (
+    Scope,
+    Variant,
+    VariantRun,
+    chunk_corpus,
+    queries,
+    result_rows,
+)
+from finchunk.evaluate.measures import DEFAULT_THRESHOLD
+from finchunk.evaluate.runs import rank
 from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
-from finchunk.retrieve.dense import DenseIndex, Embedder, HashingEmbedder, make_embedder
-from finchunk.retrieve.filters import MetadataIndex, auto_mask, canonical_metadata
-from finchunk.retrieve.hybrid import HybridIndex, fusion_warnings
-from finchunk.retrieve.index import Index, IndexConfig, build_index, document_sources
-from finchunk.retrieve.lexical import LexicalIndex
-from finchunk.retrieve.retriever import RetrieverKind
+from finchunk.retrieve.build import IndexConfig, build_index, document_sources
+from finchunk.retrieve.dense import Embedder, HashingEmbedder, make_embedder
+from finchunk.retrieve.hybrid import fusion_warnings
+from finchunk.retrieve.retriever import InMemoryTexts, RetrieverKind, RetrieverOptions
 from finchunk.retrieve.search import SearchOptions, search
+from finchunk.retrieve.store import Index
 
-KINDS = list(RetrieverKind)
+KINDS = [RetrieverKind.BM25, RetrieverKind.DENSE, RetrieverKind.HYBRID]
 
 
 @dataclass
@@ -139,47 +148,39 @@ def print_build(label: str, total: float, stages: dict[str, float], chunks: int)
 # --- recall on the demo corpus ----------------------------------------------------------------
 
 
-SCOPES = ("none", "auto", "oracle")
-
-
-def _rankings(corpus: Corpus, retriever, scope: str, masks: dict, max_k: int) -> dict:
-    out = {}
-    for q in corpus.answerable:
-        mask = masks[scope].get(q.id)
-        out[q.id] = [i for i, _ in retriever.search(q.text, max_k, mask)]
-    return out
+#: Scopes: no filter, the automatic filter, each question's own documents.
+SCOPES = {
+    "none": (Scope.CORPUS, False),
+    "auto": (Scope.CORPUS, True),
+    "oracle": (Scope.DOCUMENT, False),
+}
 
 
 def recall_rows(corpus: Corpus, embedder: Embedder, ks: Sequence[int]) -> list[str]:
-    metas = MetadataIndex([canonical_metadata(d.metadata) for d in corpus.documents])
-    pos = {d.id: i for i, d in enumerate(corpus.documents)}
+    """Recall@k per retriever and scope: one source of texts per chunking, so the passages
+    are embedded once for all retrievers and scopes."""
+    gold = gold_from_corpus(corpus)
+    options = RetrieverOptions(embedder=embedder)
     rows, results_by_scope = [], {s: [] for s in SCOPES}
     for header in (False, True):
         chunker = make_chunker("structure", header=header)
-        chunks = chunk_corpus(corpus, chunker)
-        texts = [c.text for c in chunks]
-        chunk_doc = np.array([pos[c.doc_id] for c in chunks])
-        doc_ids = np.array([c.doc_id for c in chunks], dtype=object)
-        masks = {
-            "none": {},
-            "auto": {q.id: auto_mask(q.text, metas, chunk_doc) for q in corpus.answerable},
-            "oracle": {
-                q.id: np.isin(doc_ids, list(q.doc_ids)) for q in corpus.answerable if q.doc_ids
-            },
-        }
-        lexical, dense = LexicalIndex.build(texts), DenseIndex.build(texts, embedder)
-        retrievers = {
-            RetrieverKind.BM25: lexical,
-            RetrieverKind.DENSE: dense,
-            RetrieverKind.HYBRID: HybridIndex(lexical, dense),
-        }
-        for kind, r in retrievers.items():
+        chunks = tuple(chunk_corpus(corpus, chunker))
+        source = InMemoryTexts([c.text for c in chunks])
+        for kind in KINDS:
+            variant = Variant("structure", chunker, kind.value)
             cells = []
-            for scope in SCOPES:
-                ranked = Ranked(Variant("structure", chunker, kind.value), chunks)
-                ranked.rankings = _rankings(corpus, r, scope, masks, max(ks))
-                results, _ = summarize(corpus, ranked, ks)
-                results_by_scope[scope].extend(results)
+            for name, (scope, auto) in SCOPES.items():
+                run = rank(
+                    queries(corpus, scope, auto),
+                    chunks,
+                    kind,
+                    max(ks),
+                    source=source,
+                    options=options,
+                )
+                vr = VariantRun(variant, chunks, tuple(source.texts), run)
+                results, _ = result_rows(vr, gold, ks, DEFAULT_THRESHOLD)
+                results_by_scope[name].extend(results)
                 cells.append(" ".join(f"{x['recall']:.3f}" for x in results))
             hdr = "on " if header else "off"
             rows.append(f"  header={hdr} {kind.value:7s} " + " | ".join(cells))

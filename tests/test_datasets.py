@@ -337,7 +337,7 @@ def test_reading_bad_files_names_the_file(tmp_path, default) -> None:
     with pytest.raises(InputError, match=r"questions\.csv \(line 2\).*respondible"):
         read_lesson_files(tmp_path)
     files.questions.write_text("id_pregunta,pregunta\n", encoding="utf-8")
-    with pytest.raises(InputError, match="missing columns"):
+    with pytest.raises(InputError, match="missing column"):
         read_lesson_files(tmp_path)
 
 

@@ -16,7 +16,7 @@ from finchunk.chunk import Structure
 from finchunk.cli import app
 from finchunk.errors import InputError
 from finchunk.evaluate.corpus import read_corpus
-from finchunk.evaluate.run import Scope, Variant, evaluate
+from finchunk.evaluate.harness import Scope, Variant, evaluate
 
 DATA = Path(__file__).parent / "data" / "informe_ejemplo.md"
 
@@ -194,6 +194,8 @@ def test_cli_eval_writes_the_json_contract(tmp_path: Path) -> None:
         "complete",
         "chars",
         "questions",
+        "ndcg",
+        "mrr",
     }
     assert row["retriever"] == "bm25" and isinstance(row["header"], bool)
     assert set(report["by_type"][0]) == {

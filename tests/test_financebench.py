@@ -16,14 +16,15 @@ from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
 from finchunk.evaluate.filing_filter import Filing, FilingMatcher, fiscal_years
 from finchunk.evaluate.financebench import (
+    DEFAULT_RETRIEVERS,
     BenchConfig,
-    FBRetriever,
     FBScope,
     FBStrategy,
     run_benchmark,
 )
 from finchunk.model import ElementKind
 from finchunk.parse.pdf import parse_pdf_file
+from finchunk.retrieve.retriever import parse_retriever
 
 from .pdf_fixtures import write_report, write_simple
 
@@ -211,7 +212,7 @@ def test_benchmark_report(data: Path) -> None:
         strategies=(FBStrategy.BASE128, FBStrategy.BYTITLE),
         scopes=tuple(FBScope),
         ks=(1, 5),
-        retrievers=tuple(FBRetriever),
+        retrievers=tuple(parse_retriever(r) for r in DEFAULT_RETRIEVERS),
     )
     report = run_benchmark(fb, config)
     assert (report["documents"], report["questions"], report["skipped"]) == (2, 2, 1)
@@ -228,6 +229,8 @@ def test_benchmark_report(data: Path) -> None:
         "page_recall",
         "evidence_recall",
         "chars",
+        "ndcg",
+        "mrr",
     }
     at5 = [r for r in report["results"] if r["k"] == 5 and r["scope"] == "document"]
     assert all(r["page_accuracy"] == 1.0 for r in at5)

@@ -16,18 +16,13 @@ import pytest
 from finchunk.errors import InputError
 from finchunk.parse import load
 from finchunk.retrieve.bm25 import BM25Index
+from finchunk.retrieve.build import IndexConfig, build_index, file_sources
 from finchunk.retrieve.dense import HashingEmbedder
 from finchunk.retrieve.filters import parse_filter
-from finchunk.retrieve.index import (
-    Index,
-    IndexConfig,
-    IndexMismatchError,
-    build_index,
-    file_sources,
-)
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.retriever import RetrieverKind
 from finchunk.retrieve.search import SearchOptions, search
+from finchunk.retrieve.store import Index, IndexMismatchError
 
 REPSOL = """# Repsol informe anual 2024
 
@@ -247,7 +242,7 @@ KILLED_BUILD = """
 import sys, time
 from pathlib import Path
 from finchunk.retrieve.dense import HashingEmbedder
-from finchunk.retrieve.index import IndexConfig, build_index, file_sources
+from finchunk.retrieve.build import IndexConfig, build_index, file_sources
 
 class Slow(HashingEmbedder):
     def embed_passages(self, texts):

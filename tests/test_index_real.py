@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from finchunk.parse import load
-from finchunk.retrieve.index import Index, build_index, file_sources
+from finchunk.retrieve.build import build_index, file_sources
 from finchunk.retrieve.search import SearchOptions, search
+from finchunk.retrieve.store import Index
 
 
 def test_filings_index_and_cite(shared_data: Path, tmp_path: Path):

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from finchunk.chunk import Structure
 from finchunk.cli import app
 from finchunk.errors import InputError
+from finchunk.evaluate.harness import Scope, Variant, evaluate
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
-from finchunk.evaluate.run import Scope, Variant, evaluate
 
 EXAMPLE = Path(__file__).parent / "data" / "informe_ejemplo.md"
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from finchunk.errors import InputError
+from finchunk.retrieve.base import Hits
 from finchunk.retrieve.dense import DenseIndex, HashingEmbedder, make_embedder
 from finchunk.retrieve.filters import (
     Filter,
@@ -123,8 +124,9 @@ def test_fusion_warnings_name_settings_where_hybrid_loses():
 def test_best_per_document_picks_each_documents_top_chunk():
     scores = np.array([1.0, 3.0, 2.0, 0.0, 5.0, 5.0], dtype=np.float32)
     docs = np.array([0, 0, 1, 1, 2, 2])
-    assert best_per_document(scores, docs, 10, positive=True) == [(4, 5.0), (1, 3.0), (2, 2.0)]
-    assert best_per_document(scores, docs, 2, positive=True) == [(4, 5.0), (1, 3.0)]
+    ranking = Hits.top(scores, 10, np.flatnonzero(scores > 0))  # chunk 3 is not ranked
+    assert best_per_document(ranking, docs, 10) == [(4, 5.0), (1, 3.0), (2, 2.0)]
+    assert best_per_document(ranking, docs, 2) == [(4, 5.0), (1, 3.0)]
 
 
 def test_term_spans_ignore_case_and_accents():

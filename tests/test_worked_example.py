@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from finchunk.chunk import Fixed, Recursive, Structure
-from finchunk.evaluate.metrics import coverage
+from finchunk.evaluate.measures import coverage
 from finchunk.model import Document, ElementKind
 from finchunk.parse.markdown import parse_markdown_file
 

@@ -424,8 +424,8 @@ def _fact_route(question: str, opts: AskOptions) -> tuple[FactResult | None, str
 
 
 def _text_route(question: str, opts: AskOptions) -> tuple[list[Any], list[str]]:
-    from finchunk.retrieve.index import Index
     from finchunk.retrieve.search import SearchOptions, search
+    from finchunk.retrieve.store import Index
 
     if opts.index is None:
         return [], []

@@ -17,19 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from statistics import fmean
 from typing import Any
 
 from finchunk.chunk import Fixed, Strategy, make_chunker
 from finchunk.chunk.tables import linearize_tables
 from finchunk.evaluate.corpus import Corpus, read_corpus
-from finchunk.evaluate.run import (
-    Ranked,
-    Scope,
-    Variant,
-    budget_scores,
-    evaluate_ranked,
-)
+from finchunk.evaluate.gold import gold_from_corpus
+from finchunk.evaluate.harness import Scope, Variant, VariantRun, evaluate_runs
+from finchunk.evaluate.measures import Budget, Chars, Delivered, Recall, score
 from finchunk.files import write_json
 
 MAIN_KS = tuple(range(1, 11))
@@ -70,18 +65,20 @@ def best_k_within(report_rows: list[dict[str, Any]], budget: int) -> dict[str, A
 
 
 def _budget_row(
-    corpus: Corpus, ranked: Ranked, rows: list[dict[str, Any]], budget: int
+    corpus: Corpus, vr: VariantRun, rows: list[dict[str, Any]], budget: int
 ) -> dict[str, Any]:
     best = best_k_within(rows, budget)
-    scores = budget_scores(corpus, ranked, budget)
+    cut = Budget(budget)
+    measures = (Recall(cut), Delivered(cut), Chars(cut))
+    s = score(vr.run, gold_from_corpus(corpus), measures)
     return {
-        "variant": _label(ranked.variant),
+        "variant": _label(vr.variant),
         "best_k": best["k"] if best else 0,
         "recall_at_best_k": best["recall"] if best else 0.0,
         "chars_at_best_k": best["chars"] if best else 0.0,
-        "budgeted_recall": round(fmean(s.recall for s in scores), 4),
-        "budgeted_chunks": round(fmean(s.chunks for s in scores), 2),
-        "budgeted_chars": round(fmean(s.chars for s in scores), 1),
+        "budgeted_recall": round(s.mean(measures[0]), 4),
+        "budgeted_chunks": round(s.mean(measures[1]), 2),
+        "budgeted_chars": round(s.mean(measures[2]), 1),
     }
 
 
@@ -133,9 +130,9 @@ def section_by_type(report: dict[str, Any]) -> Section:
 
 
 def run_budget(
-    corpus: Corpus, report: dict[str, Any], rankeds: Sequence[Ranked], budget: int
+    corpus: Corpus, report: dict[str, Any], runs: Sequence[VariantRun], budget: int
 ) -> Section:
-    table = [_budget_row(corpus, rk, _rows_of(report, rk.variant), budget) for rk in rankeds]
+    table = [_budget_row(corpus, vr, _rows_of(report, vr.variant), budget) for vr in runs]
     return Section(
         f"4. Equal budget: {budget:,} characters",
         "best_k: the largest k whose mean characters delivered fit the budget; budgeted "
@@ -146,8 +143,8 @@ def run_budget(
 
 def run_fixed_sizes(corpus: Corpus, cfg: DemoConfig, tick: Tick) -> Section:
     variants = [Variant(f"fixed-{n}", Fixed(size=n, overlap=n // 10)) for n in cfg.fixed_sizes]
-    report, rankeds = evaluate_ranked(corpus, variants, MAIN_KS, on_question=tick)
-    table = [_budget_row(corpus, rk, _rows_of(report, rk.variant), cfg.budget) for rk in rankeds]
+    report, runs = evaluate_runs(corpus, variants, MAIN_KS, on_question=tick)
+    table = [_budget_row(corpus, vr, _rows_of(report, vr.variant), cfg.budget) for vr in runs]
     return Section(
         f"5. Fixed windows (10 % overlap) at {cfg.budget:,} characters",
         "Smaller windows fit more chunks in the budget; larger ones cut fewer passages.",
@@ -163,7 +160,7 @@ def run_linearised(corpus: Corpus, tick: Tick) -> Section:
             "structure (tables linearised)", base, index_text=lambda c: linearize_tables(c.text)
         ),
     ]
-    report, _ = evaluate_ranked(corpus, variants, (3, 5), on_question=tick)
+    report, _ = evaluate_runs(corpus, variants, (3, 5), on_question=tick)
     table = [
         {
             "variant": r["strategy"],
@@ -183,7 +180,7 @@ def run_linearised(corpus: Corpus, tick: Tick) -> Section:
 
 def run_filter(corpus: Corpus, report: dict[str, Any], tick: Tick) -> Section:
     variants = [Variant(s.value, make_chunker(s)) for s in STRATEGIES]
-    filtered, _ = evaluate_ranked(corpus, variants, (5,), scope=Scope.DOCUMENT, on_question=tick)
+    filtered, _ = evaluate_runs(corpus, variants, (5,), scope=Scope.DOCUMENT, on_question=tick)
     at5 = {(r["strategy"], r["header"]): r["recall"] for r in report["results"] if r["k"] == 5}
     table = [
         {
@@ -247,7 +244,7 @@ def run_analysis(
 ) -> tuple[dict[str, Any], list[Section]]:
     from finchunk.evaluate.plots import recall_by_type_dots, recall_vs_chars
 
-    report, rankeds = evaluate_ranked(corpus, main_variants(), MAIN_KS, on_question=tick)
+    report, runs = evaluate_runs(corpus, main_variants(), MAIN_KS, on_question=tick)
     write_json(cfg.out / "eval-report.json", report)
     curves = Section(
         "2. Recall vs characters delivered, k = 1..10",
@@ -270,7 +267,7 @@ def run_analysis(
         section_main(report),
         curves,
         by_type,
-        run_budget(corpus, report, rankeds, cfg.budget),
+        run_budget(corpus, report, runs, cfg.budget),
         run_fixed_sizes(corpus, cfg, tick),
         run_linearised(corpus, tick),
         run_filter(corpus, report, tick),

@@ -1,10 +1,12 @@
 """Reading input files with errors that name them (one place for every parser and loader),
-and writing JSON reports."""
+and writing output files (atomically) and JSON reports."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,31 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(row, dict):
                 raise InputError(f"{p}:{n}: expected a JSON object")
             yield n, row
+
+
+@contextmanager
+def atomic_output(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to; renamed onto ``path`` when the block
+    succeeds, deleted when it fails, so a failed run leaves no half-written output."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, p)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through :func:`atomic_output`."""
+    p = Path(path)
+    try:
+        with atomic_output(p) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{p}: cannot write file: {exc.strerror or exc}") from exc
 
 
 def write_json(path: Path, payload: Any) -> None:

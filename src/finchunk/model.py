@@ -30,6 +30,23 @@ class ElementKind(StrEnum):
     FURNITURE = "furniture"
 
 
+class ChunkKind(StrEnum):
+    """What a chunk holds: one kind of element, several (``mixed``), or a size window.
+
+    Structure-aware chunkers emit the kind of the elements they pack (``heading`` only from
+    ``bytitle``'s runs of headings; furniture is never chunked); window chunkers (fixed,
+    overlap, recursive, tokens) emit ``window``.
+    """
+
+    HEADING = "heading"
+    TEXT = "text"
+    TABLE = "table"
+    NOTE = "note"
+    LIST = "list"
+    MIXED = "mixed"
+    WINDOW = "window"
+
+
 @dataclass(frozen=True, slots=True)
 class Element:
     """One block of a document.
@@ -141,7 +158,7 @@ class Chunk:
     header: str = ""
     section: tuple[str, ...] = ()
     pages: tuple[int, ...] = ()
-    kind: str = "text"
+    kind: ChunkKind = ChunkKind.TEXT
 
     @property
     def text(self) -> str:
@@ -163,7 +180,7 @@ class Chunk:
         *,
         section: tuple[str, ...] = (),
         header: str = "",
-        kind: str = "text",
+        kind: ChunkKind = ChunkKind.TEXT,
     ) -> Chunk:
         """Make a chunk of ``doc`` from spans; the body is always the joined span slices."""
         spans_t = tuple(spans)

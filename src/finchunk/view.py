@@ -76,27 +76,16 @@ def strategy_rows(doc: Document, opts: ViewOptions, lo: int, hi: int) -> list[Ro
 
 def passage_row(doc: Document, path: Path, lo: int, hi: int) -> Row:
     """Canonical passages of ``doc`` from a lesson-schema passages table."""
-    import pyarrow.csv as pacsv
-    import pyarrow.parquet as pq
+    from finchunk.lesson import check_passage, read_passages
 
-    from finchunk.evaluate.corpus import PASSAGE_COLUMNS
-
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    table = pacsv.read_csv(path) if path.suffix.lower() == ".csv" else pq.read_table(path)
-    rows = [{PASSAGE_COLUMNS.get(k, k): v for k, v in r.items()} for r in table.to_pylist()]
     pieces = []
-    for r in rows:
-        if str(r.get("doc_id")) != doc.id:
+    for p in read_passages(path).values():
+        if p.doc_id != doc.id:
             continue
-        span = (int(r["start"]), int(r["end"]))
-        if not 0 <= span[0] < span[1] <= len(doc.text):
-            raise InputError(
-                f"{path}: passage {r.get('passage_id')!r} span {span} is outside {doc.id!r}"
-            )
-        spans = _clip([span], lo, hi)
+        check_passage(path, p, len(doc.text))
+        spans = _clip([p.span], lo, hi)
         if spans:
-            pieces.append(Piece(str(r.get("passage_id")), str(r.get("section") or ""), spans))
+            pieces.append(Piece(p.id, p.section, spans))
     pieces.sort(key=lambda p: p.spans[0])
     return Row("passages", tuple(pieces))
 

@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Protocol
 
-from finchunk.model import Chunk, Document, ElementKind, Span
+from finchunk.model import Chunk, ChunkKind, Document, ElementKind, Span
 
 SECTION_SEPARATOR = " > "
 
@@ -45,7 +45,7 @@ def trim_span(text: str, start: int, end: int) -> Span:
 
 
 def make_chunk(
-    doc: Document, spans: Sequence[Span], *, header: bool, section: tuple[str, ...], kind: str
+    doc: Document, spans: Sequence[Span], *, header: bool, section: tuple[str, ...], kind: ChunkKind
 ) -> Chunk:
     head = context_header(doc, section) if header else ""
     return Chunk.build(doc, spans, section=section, header=head, kind=kind)
@@ -105,7 +105,7 @@ def window_chunks(
     ranges: Sequence[Span],
     *,
     header: bool,
-    kind: str = "window",
+    kind: ChunkKind = ChunkKind.WINDOW,
 ) -> list[Chunk]:
     """Chunks from virtual ranges: trimmed of whitespace, empty ones dropped.
 

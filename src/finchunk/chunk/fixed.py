@@ -48,4 +48,4 @@ class Fixed:
     def chunk(self, doc: Document) -> list[Chunk]:
         body = BodyText(doc)
         ranges = window_ranges(len(body.text), self.size, self.overlap)
-        return window_chunks(doc, body, ranges, header=self.header, kind="window")
+        return window_chunks(doc, body, ranges, header=self.header)

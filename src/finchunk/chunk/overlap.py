@@ -55,4 +55,4 @@ class RecursiveOverlap:
         body = BodyText(doc)
         ranges = recursive_ranges(body.text, 0, len(body.text), self.size)
         ranges = with_overlap(body.text, ranges, self.overlap)
-        return window_chunks(doc, body, ranges, header=self.header, kind="window")
+        return window_chunks(doc, body, ranges, header=self.header)

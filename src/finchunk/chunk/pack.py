@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from finchunk.chunk.base import make_chunk
-from finchunk.model import Chunk, Document, Element, Span
+from finchunk.model import Chunk, ChunkKind, Document, Element, Span
 
 
 @dataclass(slots=True)
@@ -23,7 +23,7 @@ class Run:
     notes: list[int] = field(default_factory=list)  # element indexes of attached notes
     size: int = 0
     section: tuple[str, ...] = ()
-    kinds: set[str] = field(default_factory=set)
+    kinds: set[ChunkKind] = field(default_factory=set)
     _last_index: int = -2
 
     def empty(self) -> bool:
@@ -44,7 +44,7 @@ class Run:
         else:
             self.spans.append(element.span)
         self._last_index = index
-        self.kinds.add(str(element.kind))
+        self.kinds.add(ChunkKind(element.kind.value))
 
     def attach(self, note_index: int, note: Element) -> None:
         if note_index not in self.notes:
@@ -58,7 +58,7 @@ class Run:
         if not self.spans:
             return
         note_spans = [self.doc.elements[i].span for i in sorted(self.notes)]
-        kind = next(iter(self.kinds)) if len(self.kinds) == 1 else "mixed"
+        kind = next(iter(self.kinds)) if len(self.kinds) == 1 else ChunkKind.MIXED
         out.append(
             make_chunk(
                 self.doc,

@@ -120,4 +120,4 @@ class Recursive:
     def chunk(self, doc: Document) -> list[Chunk]:
         body = BodyText(doc)
         ranges = recursive_ranges(body.text, 0, len(body.text), self.size, self.separators)
-        return window_chunks(doc, body, ranges, header=self.header, kind="window")
+        return window_chunks(doc, body, ranges, header=self.header)

@@ -25,7 +25,7 @@ from finchunk.chunk.base import make_chunk, trim_span
 from finchunk.chunk.pack import Run
 from finchunk.chunk.recursive import recursive_ranges
 from finchunk.errors import InputError
-from finchunk.model import Chunk, Document, Element, ElementKind
+from finchunk.model import Chunk, ChunkKind, Document, Element, ElementKind
 
 _PACKED = frozenset({ElementKind.TEXT, ElementKind.LIST, ElementKind.NOTE})
 
@@ -141,6 +141,10 @@ class Structure:
             if t > s:
                 out.append(
                     make_chunk(
-                        doc, [(s, t)], header=self.header, section=e.section, kind=str(e.kind)
+                        doc,
+                        [(s, t)],
+                        header=self.header,
+                        section=e.section,
+                        kind=ChunkKind(e.kind.value),
                     )
                 )

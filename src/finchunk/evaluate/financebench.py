@@ -1,8 +1,10 @@
 """The FinanceBench benchmark: page accuracy of chunking strategies, as in the paper's Table 4.
 
 Pipeline: parse every PDF once (cached in-process) → align each evidence quote on its gold
-page → for each strategy, chunk every filing once → rank with BM25 under each scope →
-score page accuracy, page recall, evidence recall and characters delivered at each k.
+page (the gold set) → for each strategy, chunk every filing once → rank with each retriever
+the factory knows (``bm25``, ``bm25-words``, ``bm25-fin``, ``dense``, ``hybrid``,
+``bm25/dense@50`` …) under each scope, one run each → score page accuracy, page recall,
+evidence recall, characters delivered, nDCG and MRR at each k.
 
 Scopes: ``document`` (each question searches its own filing, with an index per filing: the
 paper's setting), ``corpus`` (one index over all filings), ``filtered`` (the same index,
@@ -20,8 +22,6 @@ from enum import StrEnum
 from statistics import fmean
 from typing import Any
 
-import numpy as np
-
 from finchunk.chunk import ByTitle, Chunker, Structure
 from finchunk.chunk.overlap import RecursiveOverlap
 from finchunk.chunk.tokens import Tokens
@@ -29,12 +29,28 @@ from finchunk.datasets.financebench import FBQuestion, FinanceBench
 from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
 from finchunk.evaluate.filing_filter import Filing, FilingMatcher
-from finchunk.evaluate.fin_terms import expand_query
-from finchunk.evaluate.metrics import DEFAULT_THRESHOLD, GoldPassage, count_retrieved
-from finchunk.evaluate.stem import words_only
+from finchunk.evaluate.gold import GoldPassage, GoldSet, QuestionGold
+from finchunk.evaluate.measures import (
+    DEFAULT_THRESHOLD,
+    NDCG,
+    RR,
+    Chars,
+    EvidenceRecall,
+    Measure,
+    PageHit,
+    PageRecall,
+    score,
+)
+from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document
-from finchunk.retrieve.bm25 import BM25Index
+from finchunk.retrieve.retriever import (
+    InMemoryTexts,
+    RetrieverKind,
+    RetrieverOptions,
+    RetrieverSpec,
+    parse_retriever,
+)
 
 Tick = Callable[[], None]
 #: Share of an evidence passage the top-k chunks must cover for it to count as retrieved.
@@ -51,22 +67,10 @@ class FBStrategy(StrEnum):
 
 
 DEFAULT_STRATEGIES = tuple(FBStrategy)
-
-
-class FBRetriever(StrEnum):
-    BM25 = "bm25"  # finchunk's BM25 as it is
-    BM25_WORDS = "bm25-words"  # the same over plural-folded words, numbers dropped
-    BM25_FIN = "bm25-fin"  # bm25-words, queries expanded with financial line items
-
-    def prepare(self, text: str) -> str:
-        """A chunk text as indexed."""
-        return text if self is FBRetriever.BM25 else words_only(text)
-
-    def query(self, question: str) -> str:
-        """A question as searched."""
-        if self is FBRetriever.BM25_FIN:
-            question = expand_query(question)
-        return self.prepare(question)
+#: bm25 as it is; bm25-words: plural-folded words, numbers dropped; bm25-fin: bm25-words
+#: with queries expanded by financial line items (written after looking at FinanceBench
+#: failures: its figures are tuned on this benchmark).
+DEFAULT_RETRIEVERS = (RetrieverKind.BM25, RetrieverKind.BM25_WORDS, RetrieverKind.BM25_FIN)
 
 
 class FBScope(StrEnum):
@@ -108,6 +112,13 @@ def parse_strategy(name: str) -> FBStrategy:
         ) from None
 
 
+def parse_bench_retriever(name: str) -> RetrieverSpec:
+    try:
+        return parse_retriever(name)
+    except InputError as exc:
+        raise InputError(f"--retrievers: {exc}") from None
+
+
 def parse_scope(name: str) -> FBScope:
     try:
         return FBScope(name.strip().lower())
@@ -135,13 +146,6 @@ def parse_documents(fb: FinanceBench, tick: Tick | None = None) -> dict[str, Doc
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class Gold:
-    pages: frozenset[tuple[str, int]]  # (doc name, 1-based page)
-    passages: tuple[GoldPassage, ...]  # aligned evidence
-    evidence: int  # evidence items, aligned or not
-
-
 @dataclass
 class Alignment:
     quotes: int = 0
@@ -162,11 +166,12 @@ class Alignment:
 
 def align_gold(
     questions: Sequence[FBQuestion], docs: dict[str, Document]
-) -> tuple[dict[str, Gold], Alignment]:
-    """Gold pages and aligned evidence spans; quotes are looked for on their page first."""
+) -> tuple[GoldSet, Alignment]:
+    """Gold pages and aligned evidence spans; quotes are looked for on their page first.
+    Unaligned evidence stays in each question's ``evidence`` count: it counts as a miss."""
     indexes = {name: QuoteIndex(doc.text) for name, doc in docs.items()}
     report = Alignment()
-    gold: dict[str, Gold] = {}
+    golds = []
     for q in questions:
         passages = []
         for n, ev in enumerate(q.evidence):
@@ -185,8 +190,8 @@ def align_gold(
             report.fuzzy += not found.exact
             passages.append(GoldPassage(ev.doc_name, found.span))
         pages = frozenset((ev.doc_name, ev.page) for ev in q.evidence)
-        gold[q.id] = Gold(pages, tuple(passages), len(q.evidence))
-    return gold, report
+        golds.append(QuestionGold(q.id, tuple(passages), pages, len(q.evidence)))
+    return GoldSet.of(golds), report
 
 
 # --- ranking -------------------------------------------------------------------------------
@@ -197,62 +202,28 @@ class Chunked:
     strategy: FBStrategy
     header: bool
     chunks: list[Chunk]
-    by_doc: dict[str, np.ndarray]  # doc name → indexes into chunks
+
+    @property
+    def name(self) -> str:
+        return f"{self.strategy.value}{'+header' if self.header else ''}"
 
 
-def chunk_all(
-    docs: dict[str, Document], chunker: Chunker
-) -> tuple[list[Chunk], dict[str, np.ndarray]]:
-    chunks: list[Chunk] = []
-    by_doc: dict[str, np.ndarray] = {}
-    for name in sorted(docs):
-        part = chunker.chunk(docs[name])
-        by_doc[name] = np.arange(len(chunks), len(chunks) + len(part))
-        chunks.extend(part)
-    return chunks, by_doc
+def chunk_all(docs: dict[str, Document], chunker: Chunker) -> list[Chunk]:
+    """Every filing's chunks, filings in name order."""
+    return [c for name in sorted(docs) for c in chunker.chunk(docs[name])]
 
 
-def rank_document(
-    c: Chunked,
-    texts: Sequence[str],
-    questions: Sequence[FBQuestion],
-    k: int,
-    retriever: FBRetriever,
-) -> dict[str, list[int]]:
-    """Per-filing indexes: each question searches its own filing."""
-    out: dict[str, list[int]] = {}
-    indexes: dict[str, BM25Index] = {}
-    for q in questions:
-        idx = c.by_doc[q.doc_name]
-        if q.doc_name not in indexes:
-            indexes[q.doc_name] = BM25Index([texts[i] for i in idx])
-        hits = indexes[q.doc_name].search(retriever.query(q.question), k)
-        out[q.id] = [int(idx[i]) for i, _ in hits]
-    return out
-
-
-def rank_shared(
-    c: Chunked,
-    index: BM25Index,
-    questions: Sequence[FBQuestion],
-    k: int,
-    retriever: FBRetriever,
-    plans: dict[str, FilterPlan] | None,
-) -> dict[str, list[int]]:
-    """One index over every filing; ``plans`` restrict each question to some filings and
-    search for what the filter left of the question."""
-    out: dict[str, list[int]] = {}
-    for q in questions:
-        mask, query = None, q.question
-        if plans is not None:
-            plan = plans[q.id]
-            mask = np.zeros(len(c.chunks), dtype=bool)
-            for name in plan.filings:
-                if name in c.by_doc:
-                    mask[c.by_doc[name]] = True
-            query = plan.query
-        out[q.id] = [i for i, _ in index.search(retriever.query(query), k, mask)]
-    return out
+def scope_queries(
+    scope: FBScope, questions: Sequence[FBQuestion], plans: dict[str, FilterPlan] | None
+) -> list[Query]:
+    """``document``: each question's own filing, with an index of its own (the paper's
+    setting); ``corpus``: every filing; ``filtered``: the filings the question names, and
+    what the filter left of the question."""
+    if scope is FBScope.DOCUMENT:
+        return [Query(q.id, q.question, (q.doc_name,), isolated=True) for q in questions]
+    if scope is FBScope.CORPUS or plans is None:
+        return [Query(q.id, q.question) for q in questions]
+    return [Query(q.id, plans[q.id].query, plans[q.id].filings) for q in questions]
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,53 +246,39 @@ def filtered_filings(fb: FinanceBench, questions: Sequence[FBQuestion]) -> dict[
 # --- scoring -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Score:
-    page_hit: bool
-    page_recall: float
-    evidence_recall: float
-    chars: int
-
-
-def score_question(top: Sequence[Chunk], gold: Gold) -> Score:
-    pages = {(c.doc_id, p) for c in top for p in c.pages}
-    hit_pages = len(gold.pages & pages)
-    # Unaligned evidence stays in the denominator (gold.evidence): it counts as a miss.
-    hits = count_retrieved(top, gold.passages, EVIDENCE_COVERAGE)
-    return Score(
-        page_hit=hit_pages > 0,
-        page_recall=hit_pages / len(gold.pages) if gold.pages else 0.0,
-        evidence_recall=hits / gold.evidence if gold.evidence else 0.0,
-        chars=sum(len(c.text) for c in top),
-    )
+def measures_at(k: int) -> dict[str, Measure]:
+    """The measures of a results row, by report key."""
+    return {
+        "page_accuracy": PageHit(k),
+        "page_recall": PageRecall(k),
+        "evidence_recall": EvidenceRecall(k, EVIDENCE_COVERAGE),
+        "chars": Chars(k),
+        "ndcg": NDCG(k, EVIDENCE_COVERAGE),
+        "mrr": RR(k, EVIDENCE_COVERAGE),
+    }
 
 
 def result_rows(
     c: Chunked,
-    retriever: FBRetriever,
+    retriever: RetrieverSpec,
     scope: FBScope,
-    ranking: dict[str, list[int]],
-    gold: dict[str, Gold],
+    run: Run,
+    gold: GoldSet,
     ks: Sequence[int],
 ) -> list[dict[str, Any]]:
     rows = []
     for k in ks:
-        scores = [score_question([c.chunks[i] for i in ranking[q][:k]], gold[q]) for q in ranking]
-        rows.append(
-            {
-                "strategy": c.strategy.value,
-                "header": c.header,
-                "retriever": retriever.value,
-                "scope": scope.value,
-                "k": k,
-                "page_accuracy": round(fmean(s.page_hit for s in scores), 4) if scores else 0.0,
-                "page_recall": round(fmean(s.page_recall for s in scores), 4) if scores else 0.0,
-                "evidence_recall": round(fmean(s.evidence_recall for s in scores), 4)
-                if scores
-                else 0.0,
-                "chars": round(fmean(s.chars for s in scores), 1) if scores else 0.0,
-            }
-        )
+        by_key = measures_at(k)
+        s = score(run, gold, list(by_key.values()))
+        row: dict[str, Any] = {
+            "strategy": c.strategy.value,
+            "header": c.header,
+            "retriever": str(retriever),
+            "scope": scope.value,
+            "k": k,
+        }
+        row.update({n: round(s.mean(m), 1 if n == "chars" else 4) for n, m in by_key.items()})
+        rows.append(row)
     return rows
 
 
@@ -331,15 +288,18 @@ class BenchConfig:
     scopes: tuple[FBScope, ...] = tuple(FBScope)
     ks: tuple[int, ...] = tuple(range(1, 11))
     headers: tuple[bool, ...] = (False,)
-    retrievers: tuple[FBRetriever, ...] = tuple(FBRetriever)
+    retrievers: tuple[RetrieverSpec, ...] = tuple(parse_retriever(r) for r in DEFAULT_RETRIEVERS)
+    options: RetrieverOptions = field(default_factory=RetrieverOptions)
 
 
 @dataclass
 class Progress:
-    """Callbacks the CLI wires to progress bars (all optional)."""
+    """Callbacks the CLI wires to progress bars (all optional); ``run`` receives every run
+    as it is made (to write it out)."""
 
     parsed: Tick | None = None
     ranked: Tick | None = None
+    run: Callable[[Run], None] | None = None
 
 
 def run_benchmark(
@@ -366,36 +326,41 @@ def run_benchmark(
     }
     for strategy in config.strategies:
         for header in config.headers:
-            chunks, by_doc = chunk_all(docs, make_strategy(strategy, header))
-            c = Chunked(strategy, header, chunks, by_doc)
+            c = Chunked(strategy, header, chunk_all(docs, make_strategy(strategy, header)))
             report["chunks"].append(chunk_row(c))
+            source = InMemoryTexts([ch.text for ch in c.chunks])
             for retriever in config.retrievers:
-                rows = rank_variant(c, retriever, questions, gold, allowed, config, prog)
+                rows = rank_variant(c, source, retriever, questions, gold, allowed, config, prog)
                 report["results"].extend(rows)
     return report
 
 
 def rank_variant(
     c: Chunked,
-    retriever: FBRetriever,
+    source: InMemoryTexts,
+    retriever: RetrieverSpec,
     questions: Sequence[FBQuestion],
-    gold: dict[str, Gold],
+    gold: GoldSet,
     allowed: dict[str, FilterPlan] | None,
     config: BenchConfig,
     prog: Progress,
 ) -> list[dict[str, Any]]:
-    """Rows of one chunking × retriever under every scope of ``config``."""
-    texts = [retriever.prepare(ch.text) for ch in c.chunks]
-    shared = BM25Index(texts) if set(config.scopes) - {FBScope.DOCUMENT} else None
+    """Rows of one chunking × retriever under every scope of ``config``; one run each."""
     rows: list[dict[str, Any]] = []
-    max_k = max(config.ks)
     for scope in config.scopes:
-        if scope is FBScope.DOCUMENT or shared is None:
-            ranking = rank_document(c, texts, questions, max_k, retriever)
-        else:
-            only = allowed if scope is FBScope.FILTERED else None
-            ranking = rank_shared(c, shared, questions, max_k, retriever, only)
-        rows.extend(result_rows(c, retriever, scope, ranking, gold, config.ks))
+        run = rank(
+            scope_queries(scope, questions, allowed),
+            c.chunks,
+            retriever,
+            max(config.ks),
+            source=source,
+            options=config.options,
+            name=f"{c.name}/{retriever}/{scope.value}",
+            params={"strategy": c.strategy.value, "header": c.header, "scope": scope.value},
+        )
+        rows.extend(result_rows(c, retriever, scope, run, gold, config.ks))
+        if prog.run:
+            prog.run(run)
         if prog.ranked:
             prog.ranked()
     return rows

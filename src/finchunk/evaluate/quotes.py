@@ -17,8 +17,9 @@ from typing import Any
 
 from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
-from finchunk.evaluate.corpus import Corpus, Passage, Question
+from finchunk.evaluate.corpus import Corpus
 from finchunk.files import read_jsonl
+from finchunk.lesson import Passage, Question
 from finchunk.model import Document
 from finchunk.parse import load
 

@@ -1,5 +1,6 @@
 """Which chunks a question searches in an evaluation, apart from the evaluation itself so
-that naming a scope (a CLI option) does not import numpy or the retrievers."""
+that naming a scope (a CLI option) does not import numpy or the retrievers. The evaluation
+harness (:mod:`finchunk.evaluate.harness`) re-exports it."""
 
 from __future__ import annotations
 

@@ -1,10 +1,14 @@
 """BM25 (Okapi, as rank_bm25's ``BM25Okapi``, the lesson's retriever) in a few numpy arrays.
 
 The index is an inverted file: for every term, the chunks that contain it and the term's
-precomputed BM25 weight in each (the eager scoring bm25s uses). A query is then one
-``bincount`` over the postings of its terms: no Python loop over chunks. Scores equal
-``BM25Okapi.get_scores`` (same idf with the same floor for very common terms; a query term
-repeated counts again); ``tests/test_bm25.py`` checks it.
+precomputed BM25 weight in each (the eager scoring bm25s uses). A query touches only the
+postings of its terms: their weights are summed per chunk (one ``bincount`` over the
+chunks the postings name, no Python loop and no pass over the whole corpus), and only those
+chunks are ranked. Scores equal ``BM25Okapi.get_scores`` (same idf with the same floor for
+very common terms; a query term repeated counts again); ``tests/test_bm25.py`` checks it.
+
+``search`` ranks the chunks that share a term with the query (BM25 gives the others no
+score); ``scores`` gives the full array, as rank_bm25 does.
 
 Rankings are stable: equal scores keep chunk order, so the same input ranks the same way.
 """
@@ -20,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from finchunk.errors import InputError
+from finchunk.retrieve.base import Hits
 from finchunk.retrieve.text import tokenize
 
 
@@ -74,19 +79,48 @@ class BM25Index:
             idf[terms[order]] * tf_sorted * (k1 + 1) / (tf_sorted + norm[self._docs])
         ).astype(np.float32)
 
-    def scores(self, query: str) -> np.ndarray:
-        """BM25 score of every text for ``query``; terms the index lacks add nothing."""
+    def _postings(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """Chunk ids and weights of every posting of the query's terms, term by term."""
         ids = [self.vocab[t] for t in tokenize(query) if t in self.vocab]
         if not ids or not self.size:
-            return np.zeros(self.size, dtype=np.float32)
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
         parts = [slice(self._offsets[i], self._offsets[i + 1]) for i in ids]
         docs = np.concatenate([self._docs[p] for p in parts])
         weights = np.concatenate([self._weights[p] for p in parts])
+        return docs, weights
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 score of every text for ``query``; terms the index lacks add nothing."""
+        docs, weights = self._postings(query)
+        if not docs.size:
+            return np.zeros(self.size, dtype=np.float32)
         return np.bincount(docs, weights=weights, minlength=self.size).astype(np.float32)
 
-    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
-        """Top ``k`` positions with scores; ``mask`` (bool per text) restricts the candidates."""
-        return top_k(self.scores(query), k, mask)
+    def matched(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """The chunks sharing a term with ``query`` (ascending) and their BM25 scores.
+
+        Sums per chunk in posting order, as :meth:`scores` does, so the values are equal.
+        """
+        docs, weights = self._postings(query)
+        if not docs.size:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        if docs.size * 8 > self.size:  # dense enough: one pass over the chunks is cheaper
+            full = np.bincount(docs, weights=weights, minlength=self.size)
+            positions = np.flatnonzero(np.bincount(docs, minlength=self.size))
+            return positions, full[positions].astype(np.float32)
+        positions, inverse = np.unique(docs, return_inverse=True)
+        sums = np.bincount(inverse, weights=weights, minlength=positions.size)
+        return positions.astype(np.int64), sums.astype(np.float32)
+
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
+        """Top ``k`` chunks sharing a term with ``query``; ``mask`` (bool per text)
+        restricts the candidates."""
+        positions, scores = self.matched(query)
+        if mask is not None:
+            keep = mask[positions]
+            positions, scores = positions[keep], scores[keep]
+        found = Hits.top(scores, k)
+        return Hits(positions[found.positions], found.scores)
 
     # -- persistence: plain, inspectable files ---------------------------------------------
     def save(self, directory: str | Path) -> None:
@@ -115,22 +149,3 @@ class BM25Index:
             raise InputError(f"{d}: not a readable BM25 index ({exc})") from exc
         return obj
 
-
-def top_k(scores: np.ndarray, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
-    """Indices of the ``k`` best scores, ties broken by position (stable).
-
-    A partial selection finds the k-th best score; only candidates at or above it are
-    sorted, so a query costs O(n + c log c) rather than a full sort.
-    """
-    candidates = np.flatnonzero(mask) if mask is not None else None
-    pool = scores if candidates is None else scores[candidates]
-    if k <= 0 or pool.size == 0:
-        return []
-    if k < pool.size:
-        kth = np.partition(-pool, k - 1)[k - 1]
-        keep = np.flatnonzero(-pool <= kth)
-    else:
-        keep = np.arange(pool.size)
-    order = keep[np.argsort(-pool[keep], kind="stable")[:k]]
-    idx = order if candidates is None else candidates[order]
-    return [(int(i), float(scores[i])) for i in idx]

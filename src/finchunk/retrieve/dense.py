@@ -23,7 +23,7 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.extras import import_extra
-from finchunk.retrieve.bm25 import top_k
+from finchunk.retrieve.base import Hits, candidates
 from finchunk.retrieve.text import tokenize
 
 #: How many passages an embedder sees per call (progress is reported per batch).
@@ -207,5 +207,11 @@ class DenseIndex:
         out[idx] = self.vectors[idx] @ q
         return out
 
-    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
-        return top_k(self.scores(query, mask), k, mask)
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
+        """The ``k`` most similar unmasked texts (every unmasked text is ranked)."""
+        return Hits.top(self.scores(query, mask), k, candidates(self.size, mask))
+
+    def score(self, query: str, positions: np.ndarray) -> np.ndarray:
+        """Cosine similarity of the given rows to the query (as a reranker)."""
+        q = self.embedder.embed_queries([query])[0]
+        return self.vectors[positions] @ q

@@ -9,23 +9,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
-from finchunk.retrieve.bm25 import top_k
-
-
-class ScoringIndex(Protocol):
-    size: int
-
-    def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray: ...
+from finchunk.retrieve.base import Hits, Retriever
 
 
 @dataclass(frozen=True, slots=True)
 class RRFParams:
     c: int = 60
     depth: int = 100
+
+
+def rrf_fuse(rankings: Sequence[Hits], size: int, params: RRFParams = RRFParams()) -> np.ndarray:
+    """Fused RRF score per text (float32; 0 for texts no ranking holds) from each
+    retriever's top ``params.depth`` hits."""
+    fused = np.zeros(size, dtype=np.float64)
+    for hits in rankings:
+        idx = hits.positions[: params.depth]
+        fused[idx] += 1.0 / (params.c + np.arange(1, len(idx) + 1))
+    return fused.astype(np.float32)
 
 
 def rrf_scores(
@@ -35,46 +39,45 @@ def rrf_scores(
     *,
     positive_only: Sequence[bool] = (),
 ) -> np.ndarray:
-    """Fused RRF score per text from each retriever's raw scores (higher is better).
+    """:func:`rrf_fuse` from full score arrays (masked-out texts get -inf).
 
     ``positive_only[i]`` means retriever ``i`` ranks only texts scoring above zero (BM25:
     a text without any query term is not "ranked last", it is not ranked at all).
     """
     n = len(score_lists[0]) if score_lists else 0
-    fused = np.zeros(n, dtype=np.float64)
+    rankings = []
     for i, scores in enumerate(score_lists):
         keep = np.isfinite(scores) if mask is None else (mask & np.isfinite(scores))
         if i < len(positive_only) and positive_only[i]:
             keep = keep & (scores > 0)
-        ranked = top_k(scores, params.depth, keep)
-        idx = np.fromiter((j for j, _ in ranked), dtype=np.int64, count=len(ranked))
-        fused[idx] += 1.0 / (params.c + np.arange(1, len(idx) + 1))
+        rankings.append(Hits.top(scores, params.depth, np.flatnonzero(keep)))
+    fused = rrf_fuse(rankings, n, params)
     if mask is not None:
         fused[~mask] = -np.inf
-    return fused.astype(np.float32)
+    return fused
 
 
 class HybridIndex:
-    """RRF of a lexical and a dense index over the same texts."""
+    """RRF of two retrievers over the same texts (BM25 and dense); it ranks the texts that
+    either ranks in its top ``depth``."""
 
     def __init__(
-        self, lexical: ScoringIndex, dense: ScoringIndex, params: RRFParams = RRFParams()
+        self, lexical: Retriever, dense: Retriever, params: RRFParams = RRFParams()
     ) -> None:
         self.lexical = lexical
         self.dense = dense
         self.params = params
-        self.size = lexical.size
 
-    def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray:
-        return rrf_scores(
-            [self.lexical.scores(query, mask), self.dense.scores(query, mask)],
-            mask,
-            self.params,
-            positive_only=(True, False),
-        )
+    @property
+    def size(self) -> int:
+        return self.lexical.size
 
-    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
-        return top_k(self.scores(query, mask), k, mask)
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
+        depth = self.params.depth
+        rankings = [self.lexical.search(query, depth, mask), self.dense.search(query, depth, mask)]
+        fused = rrf_fuse(rankings, self.size, self.params)
+        ranked = np.unique(np.concatenate([h.positions[:depth] for h in rankings]))
+        return Hits.top(fused, k, ranked)
 
 
 def fusion_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:

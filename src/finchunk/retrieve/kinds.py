@@ -1,22 +1,17 @@
-"""The retriever kinds, apart from the retrievers themselves so that naming one (a CLI
-option, a config) does not import numpy or an index."""
+"""The built-in retriever names, apart from the retrievers themselves so that naming one (a
+CLI option) does not import numpy or an index. :mod:`finchunk.retrieve.retriever` registers
+a factory for each."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-from finchunk.errors import InputError
-
 
 class RetrieverKind(StrEnum):
+    """The built-in first stages."""
+
     BM25 = "bm25"
+    BM25_WORDS = "bm25-words"
+    BM25_FIN = "bm25-fin"  # query expansion tuned on FinanceBench: label its figures so
     DENSE = "dense"
     HYBRID = "hybrid"
-
-
-def parse_retriever(name: str) -> RetrieverKind:
-    try:
-        return RetrieverKind(name.strip().lower())
-    except ValueError:
-        choices = ", ".join(r.value for r in RetrieverKind)
-        raise InputError(f"unknown retriever {name!r}; choose from {choices}") from None

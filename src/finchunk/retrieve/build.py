@@ -1,0 +1,359 @@
+"""Building an index: sources → parse → chunk → embed → a new generation.
+
+Re-indexing reuses the chunks and vectors of documents whose content hash is unchanged and
+drops documents no longer given; the generation is written and published by
+:mod:`finchunk.retrieve.store`, atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import pyarrow as pa
+
+import finchunk
+from finchunk.chunk import Strategy, make_chunker
+from finchunk.errors import InputError, ParseError
+from finchunk.files import read_bytes
+from finchunk.model import Document
+from finchunk.parse import SUPPORTED_SUFFIXES, load
+from finchunk.records import CHUNK_SCHEMA, chunk_table, document_records, metadata_json
+from finchunk.retrieve.bm25 import BM25Params
+from finchunk.retrieve.dense import Embedder, embed_passages, make_embedder
+from finchunk.retrieve.filters import canonical_metadata
+from finchunk.retrieve.store import (
+    DOC_SCHEMA,
+    FORMAT,
+    MANIFEST,
+    DocEntry,
+    Index,
+    IndexMismatchError,
+    Manifest,
+    live_generation,
+    next_generation,
+    prepare_root,
+    publish,
+    write_generation,
+)
+
+META_SUFFIX = ".meta.json"
+
+
+# --- configuration and sources ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class IndexConfig:
+    """How chunks are made and embedded; part of the manifest (a change rebuilds all)."""
+
+    strategy: Strategy = Strategy.STRUCTURE
+    size: int | None = None
+    overlap: int | None = None
+    header: bool = False
+    model: str | None = None  # embedder name; None: no dense vectors
+
+    def chunking(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy.value,
+            "size": self.size,
+            "overlap": self.overlap,
+            "header": self.header,
+        }
+
+
+@dataclass(frozen=True)
+class Source:
+    """One document to index: an id, where it comes from, a content hash and a loader."""
+
+    doc_id: str
+    source: str
+    sha256: str
+    loader: Callable[[], Document]
+
+
+def _sha256(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(hashlib.sha256(p).digest())
+    return h.hexdigest()
+
+
+def _sidecar_metadata(path: Path) -> tuple[dict[str, Any], bytes]:
+    """Metadata from ``NAME.meta.json`` beside ``NAME.md`` (issuer, year, doc_type …)."""
+    side = path.with_name(path.stem + META_SUFFIX)
+    if not side.is_file():
+        return {}, b""
+    raw = read_bytes(side)
+    try:
+        meta = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ParseError(str(side), f"not a JSON object of metadata: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise ParseError(str(side), "metadata must be a JSON object")
+    return meta, raw
+
+
+def _file_source(doc_id: str, path: Path) -> Source:
+    meta, raw_meta = _sidecar_metadata(path)
+
+    def loader() -> Document:
+        doc = load(path, doc_id)
+        if not meta:
+            return doc
+        merged = {**doc.metadata, **meta}
+        return Document(doc.id, doc.text, doc.title, merged, doc.elements, doc.pages, doc.source)
+
+    return Source(doc_id, str(path), _sha256(read_bytes(path), raw_meta), loader)
+
+
+def _is_document_file(p: Path) -> bool:
+    return p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not p.name.startswith(".")
+
+
+def file_sources(paths: Iterable[str | Path]) -> list[Source]:
+    """Sources for files and directories (searched recursively for supported files).
+
+    A file's id is its stem; a file found under a directory gets its path relative to that
+    directory, without the suffix (``reports/2024/acme``). Ids must be unique.
+    """
+    found: dict[str, Path] = {}
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            pairs = [
+                (f.relative_to(p).with_suffix("").as_posix(), f)
+                for f in sorted(p.rglob("*"))
+                if _is_document_file(f)
+            ]
+        elif p.is_file():
+            pairs = [(p.stem, p)]
+        else:
+            raise InputError(f"{p}: no such file or directory")
+        for doc_id, f in pairs:
+            if doc_id in found and found[doc_id] != f:
+                raise InputError(f"{f}: document id {doc_id!r} is also used by {found[doc_id]}")
+            found[doc_id] = f
+    if not found:
+        raise InputError("no supported documents found in " + ", ".join(map(str, paths)))
+    return [_file_source(i, f) for i, f in found.items()]
+
+
+def document_sources(docs: Sequence[Document]) -> list[Source]:
+    """Sources for documents already in memory (e.g. a lesson-schema documents table)."""
+    out = []
+    for d in docs:
+        meta = json.dumps(dict(d.metadata), sort_keys=True, default=str).encode()
+        out.append(Source(d.id, d.source or d.id, _sha256(d.text.encode(), meta), lambda d=d: d))
+    return out
+
+
+# --- progress ------------------------------------------------------------------------------------
+
+
+class Progress(Protocol):
+    def stage(self, name: str, total: int) -> None: ...
+
+    def advance(self, n: int = 1) -> None: ...
+
+
+class NoProgress:
+    def stage(self, name: str, total: int) -> None:
+        return None
+
+    def advance(self, n: int = 1) -> None:
+        return None
+
+
+def _manifest_for(config: IndexConfig, dim: int | None) -> Manifest:
+    return Manifest(
+        format=FORMAT,
+        finchunk_version=finchunk.__version__,
+        chunking=config.chunking(),
+        bm25=asdict(BM25Params()),
+        dense={"model": config.model, "dim": dim} if config.model else None,
+    )
+
+
+# --- build -----------------------------------------------------------------------------------
+
+
+@dataclass
+class BuildReport:
+    path: Path
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    chunks: int = 0
+    rebuilt: str | None = None  # why every document was processed again, if so
+
+    def summary(self) -> str:
+        parts = [
+            f"{len(self.added)} added",
+            f"{len(self.updated)} updated",
+            f"{len(self.unchanged)} unchanged",
+            f"{len(self.removed)} removed",
+            f"{self.chunks} chunks",
+        ]
+        why = f" (full rebuild: {self.rebuilt})" if self.rebuilt else ""
+        return ", ".join(parts) + why
+
+
+@dataclass
+class _Piece:
+    """One document's rows in the new index: reused from the old one, or fresh."""
+
+    entry: DocEntry
+    old_rows: tuple[int, int] | None = None
+    table: pa.Table | None = None
+    doc_row: dict[str, Any] | None = None
+
+
+def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None, set[str]]:
+    """The live index when its chunks and vectors can be reused (else why not), and the ids
+    of the documents it holds."""
+    gen = live_generation(root)
+    if gen is None:
+        return None, None, set()
+    ids = {d.id for d in Manifest.from_json(gen / MANIFEST).documents}
+    try:
+        old = Index.open(root)
+    except IndexMismatchError as exc:
+        return None, str(exc), ids
+    m = old.manifest
+    if m.chunking != config.chunking():
+        return None, f"chunking changed from {m.chunking} to {config.chunking()}", ids
+    if m.model != config.model:
+        return None, f"model changed from {m.model} to {config.model}", ids
+    return old, None, ids
+
+
+def _fresh_piece(src: Source, chunker: Any) -> _Piece:
+    doc = src.loader()
+    records = document_records(doc, chunker.chunk(doc))
+    meta = canonical_metadata(doc.metadata)
+    entry = DocEntry(doc.id, doc.title, src.source, src.sha256, meta, 0, len(records))
+    row = {
+        "id": doc.id,
+        "title": doc.title,
+        "source": src.source,
+        "sha256": src.sha256,
+        "text": doc.text,
+        "metadata": metadata_json(meta),
+    }
+    return _Piece(entry, table=chunk_table(records), doc_row=row)
+
+
+def _plan(
+    sources: Sequence[Source],
+    old: Index | None,
+    previous: set[str],
+    config: IndexConfig,
+    progress: Progress,
+    report: BuildReport,
+) -> list[_Piece]:
+    chunker = make_chunker(
+        config.strategy, size=config.size, overlap=config.overlap, header=config.header
+    )
+    old_docs = {d.id: d for d in old.manifest.documents} if old else {}
+    progress.stage("parsing and chunking", len(sources))
+    pieces = []
+    for src in sources:
+        prev = old_docs.get(src.doc_id)
+        if prev is not None and prev.sha256 == src.sha256:
+            e = DocEntry(**asdict(prev))
+            pieces.append(_Piece(e, old_rows=(prev.first_chunk, prev.chunks)))
+            report.unchanged.append(src.doc_id)
+        else:
+            pieces.append(_fresh_piece(src, chunker))
+            (report.updated if src.doc_id in previous else report.added).append(src.doc_id)
+        progress.advance()
+    given = {s.doc_id for s in sources}
+    report.removed = sorted(d for d in previous if d not in given)
+    return pieces
+
+
+def _assemble_chunks(pieces: list[_Piece], old: Index | None) -> tuple[pa.Table, np.ndarray]:
+    """The new chunks table (documents in source order) and, per row, the old row or -1."""
+    tables, origin, pos = [], [], 0
+    for p in pieces:
+        p.entry.first_chunk = pos
+        if p.old_rows is not None and old is not None:
+            start, count = p.old_rows
+            tables.append(old.chunks.slice(start, count).cast(CHUNK_SCHEMA))
+            origin.append(np.arange(start, start + count))
+        elif p.table is not None:
+            tables.append(p.table)
+            origin.append(np.full(p.table.num_rows, -1))
+        pos += p.entry.chunks
+    table = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
+    rows = np.concatenate(origin) if origin else np.zeros(0, dtype=np.int64)
+    return table, rows
+
+
+def _assemble_documents(pieces: list[_Piece], old: Index | None) -> pa.Table:
+    old_rows = old.document_rows() if old else {}
+    rows = [p.doc_row if p.doc_row is not None else old_rows[p.entry.id] for p in pieces]
+    return pa.Table.from_pylist(rows, schema=DOC_SCHEMA)
+
+
+def _assemble_vectors(
+    texts: Sequence[str],
+    origin: np.ndarray,
+    old: Index | None,
+    embedder: Embedder,
+    progress: Progress,
+) -> np.ndarray:
+    fresh = np.flatnonzero(origin < 0)
+    progress.stage("embedding", len(fresh))
+    new_vecs = embed_passages(embedder, [texts[i] for i in fresh], progress.advance)
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    out[fresh] = new_vecs
+    reused = np.flatnonzero(origin >= 0)
+    if reused.size and old is not None:
+        out[reused] = old.vectors()[origin[reused]]
+    return out
+
+
+def build_index(
+    sources: Sequence[Source],
+    root: str | Path,
+    config: IndexConfig = IndexConfig(),
+    *,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+) -> BuildReport:
+    """Create or update the index at ``root`` from ``sources`` (atomically)."""
+    root = Path(root)
+    progress = progress or NoProgress()
+    if config.model and embedder is None:
+        embedder = make_embedder(config.model)
+    if embedder is not None and config.model != embedder.name:
+        config = IndexConfig(
+            config.strategy, config.size, config.overlap, config.header, embedder.name
+        )
+    prepare_root(root)
+    report = BuildReport(root)
+    old, report.rebuilt, previous = _previous(root, config)
+    pieces = _plan(sources, old, previous, config, progress, report)
+    chunks, origin = _assemble_chunks(pieces, old)
+    manifest = _manifest_for(config, embedder.dim if embedder else None)
+    manifest.documents = [p.entry for p in pieces]
+    manifest.chunks = report.chunks = chunks.num_rows
+    texts = chunks.column("text").to_pylist()
+    vectors = None
+    if embedder is not None:
+        vectors = _assemble_vectors(texts, origin, old, embedder, progress)
+    gen_name = next_generation(root)
+    progress.stage("writing index", 1)
+    docs = _assemble_documents(pieces, old)
+    write_generation(root, gen_name, manifest, chunks, docs, texts, vectors)
+    progress.advance()
+    publish(root, gen_name)
+    return report

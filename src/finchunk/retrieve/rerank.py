@@ -1,0 +1,76 @@
+"""Second stages: re-score the top ``depth`` hits of any retriever with a reranker.
+
+``Reranked(first, reranker, depth).search(q, k)`` asks ``first`` for its best
+``max(depth, k)`` hits, scores exactly those with ``reranker.score(q, positions)`` and
+returns the ``k`` best by the new score (ties keep the first stage's order). Scores may be
+any real number: a cross-encoder's negative logits are hits like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from finchunk.retrieve.base import Hits, Reranker, Retriever
+from finchunk.retrieve.dense import Embedder, embed_passages
+
+DEFAULT_DEPTH = 50
+
+
+class Reranked:
+    """A first-stage retriever whose top hits a reranker re-scores."""
+
+    def __init__(self, first: Retriever, reranker: Reranker, depth: int = DEFAULT_DEPTH) -> None:
+        self.first = first
+        self.reranker = reranker
+        self.depth = depth
+
+    @property
+    def size(self) -> int:
+        return self.first.size
+
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
+        pool = self.first.search(query, max(self.depth, k), mask)
+        if not len(pool) or k <= 0:
+            return Hits.empty()
+        scores = np.asarray(self.reranker.score(query, pool.positions), dtype=np.float32)
+        order = np.argsort(-scores, kind="stable")[:k]
+        return Hits(pool.positions[order], scores[order])
+
+
+class CandidateVectors:
+    """Passage vectors of one embedder, computed only for the positions asked for and kept
+    (a reranker embeds its candidates, not the corpus); ``stored`` vectors, when there are
+    some (a persisted index's), are read instead."""
+
+    def __init__(
+        self, texts: Sequence[str], embedder: Embedder, stored: np.ndarray | None = None
+    ) -> None:
+        self.texts = texts
+        self.embedder = embedder
+        self.stored = stored
+        self._rows: dict[int, np.ndarray] = {}
+
+    def __call__(self, positions: np.ndarray) -> np.ndarray:
+        if self.stored is not None:
+            return np.asarray(self.stored[positions], dtype=np.float32)
+        wanted = positions.tolist()
+        missing = sorted({p for p in wanted if p not in self._rows})
+        if missing:
+            vecs = embed_passages(self.embedder, [self.texts[p] for p in missing])
+            self._rows.update(zip(missing, vecs, strict=True))
+        if not wanted:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.stack([self._rows[p] for p in wanted])
+
+
+class DenseReranker:
+    """Cosine similarity of the question to each candidate's passage vector."""
+
+    def __init__(self, vectors: CandidateVectors) -> None:
+        self.vectors = vectors
+
+    def score(self, query: str, positions: np.ndarray) -> np.ndarray:
+        q = self.vectors.embedder.embed_queries([query])[0]
+        return self.vectors(positions) @ q

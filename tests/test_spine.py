@@ -1,0 +1,276 @@
+"""The spine: one retriever factory, runs, measures as values, comparisons.
+
+A toy retriever and a toy reranker are each one module that registers itself
+(``tests/toy_retriever.py``, ``tests/toy_reranker.py``); they then work in eval,
+FinanceBench-style scoring and search without touching finchunk.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from finchunk.chunk import Structure
+from finchunk.errors import InputError
+from finchunk.evaluate.gold import GoldPassage, GoldSet, QuestionGold
+from finchunk.evaluate.harness import Variant, evaluate
+from finchunk.evaluate.measures import (
+    NDCG,
+    RR,
+    Budget,
+    Chars,
+    Complete,
+    Delivered,
+    PageHit,
+    Recall,
+    compare,
+    score,
+)
+from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
+from finchunk.evaluate.runs import (
+    Query,
+    Run,
+    ScoredChunk,
+    rank,
+    read_jsonl,
+    write_jsonl,
+    write_trec,
+)
+from finchunk.model import Chunk, Document
+from finchunk.retrieve.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.retriever import make_retriever, parse_retriever, retriever_names
+from finchunk.retrieve.search import SearchOptions, search
+from finchunk.retrieve.store import Index
+
+from . import toy_reranker, toy_retriever  # noqa: F401  (they register themselves)
+from .test_financebench import data  # noqa: F401  (the tiny FinanceBench fixture)
+
+DATA = Path(__file__).parent / "data"
+
+
+def _hit(rank: int, doc: str, span: tuple[int, int], chars: int = 10, pages=()) -> ScoredChunk:
+    return ScoredChunk(f"{doc}#{rank}", doc, (span,), tuple(pages), 1.0 / rank, rank, chars)
+
+
+# --- registry and specs ---------------------------------------------------------------------
+
+
+def test_specs_parse_and_print_back() -> None:
+    assert str(parse_retriever("BM25")) == "bm25"
+    spec = parse_retriever("bm25/toy-short@7")
+    assert (spec.first, spec.rerank, spec.depth) == ("bm25", "toy-short", 7)
+    assert str(spec) == "bm25/toy-short@7"
+    assert "toy" in retriever_names()
+    with pytest.raises(InputError, match="unknown retriever"):
+        parse_retriever("nope")
+    with pytest.raises(InputError, match="unknown reranker"):
+        parse_retriever("bm25/nope")
+
+
+def test_reranker_keeps_negative_scores_and_reorders_the_first_stage() -> None:
+    texts = ["revenue grew", "revenue and revenue again, a long text", "costs", "revenue"]
+    first = make_retriever("bm25", texts).search("revenue", 10)
+    assert set(first.positions.tolist()) == {0, 1, 3}
+    reranked = make_retriever("bm25/toy-short@10", texts).search("revenue", 10)
+    assert reranked.positions.tolist() == [3, 0, 1]  # shortest first; "costs" never ranked
+    assert (reranked.scores < 0).all()
+    top1 = make_retriever("bm25/toy-short@1", texts).search("revenue", 1)
+    assert top1.positions.tolist() == [first.positions[0]]  # depth 1: nothing to reorder
+
+
+# --- the toy retriever everywhere -----------------------------------------------------------
+
+
+QUOTES = [
+    {
+        "id": "ebitda",
+        "doc": "informe_ejemplo.md",
+        "question": "¿Cuánto fue el EBITDA ajustado?",
+        "type": "tabla",
+        "evidence": ["EBITDA ajustado, sin partidas no recurrentes"],
+    },
+    {
+        "id": "plantilla",
+        "doc": "informe_ejemplo.md",
+        "question": "¿Cuál fue la plantilla media?",
+        "type": "texto",
+        "evidence": ["plantilla media"],
+    },
+]
+
+
+def test_toy_retriever_and_reranker_run_through_eval(tmp_path: Path) -> None:
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in QUOTES) + "\n")
+    corpus = build_quote_corpus(read_quote_questions(qfile), DATA).corpus
+    chunker = Structure(size=800)
+    variants = [Variant("structure", chunker, r) for r in ("bm25", "toy", "toy/toy-short@5")]
+    report = evaluate(corpus, variants, [1, 5])
+    rows = {(r["retriever"], r["k"]): r for r in report["results"]}
+    assert set(rows) == {(r, k) for r in ("bm25", "toy", "toy/toy-short@5") for k in (1, 5)}
+    assert rows[("toy", 5)]["recall"] > 0
+    assert [c["b"] for c in report["comparisons"]] == [
+        "structure/toy",
+        "structure/toy/toy-short@5",
+    ]
+
+
+def test_toy_retriever_in_financebench_scoring(data: Path) -> None:  # noqa: F811
+    from finchunk.datasets.financebench import load_financebench
+    from finchunk.evaluate.financebench import BenchConfig, FBScope, FBStrategy, run_benchmark
+
+    config = BenchConfig(
+        strategies=(FBStrategy.BYTITLE,),
+        ks=(1, 5),
+        retrievers=(parse_retriever("toy"), parse_retriever("bm25/toy-short@5")),
+    )
+    runs: list[Run] = []
+    report = run_benchmark(load_financebench(data), config, _progress(runs))
+    assert {r["retriever"] for r in report["results"]} == {"toy", "bm25/toy-short@5"}
+    at5 = [r for r in report["results"] if r["k"] == 5 and r["scope"] == FBScope.DOCUMENT]
+    assert all(r["page_accuracy"] == 1.0 for r in at5)
+    assert len(runs) == 2 * 3 and all(set(run) == {"q1", "q2"} for run in runs)
+
+
+def _progress(runs: list[Run]):
+    from finchunk.evaluate.financebench import Progress
+
+    return Progress(run=runs.append)
+
+
+def test_toy_retriever_and_reranker_in_search(tmp_path: Path) -> None:
+    build_index(file_sources([DATA]), tmp_path / "idx", IndexConfig())
+    index = Index.open(tmp_path / "idx")
+    q = "EBITDA ajustado"
+    toy = search(index, q, SearchOptions(k=3, retriever="toy"))
+    assert toy.hits and str(toy.retriever) == "toy"
+    rr = search(index, q, SearchOptions(k=3, retriever="bm25/toy-short@20"))
+    lengths = [len(h.text) for h in rr.hits]
+    assert lengths == sorted(lengths) and all(h.score < 0 for h in rr.hits)
+
+
+# --- runs --------------------------------------------------------------------------------
+
+
+def _doc(doc_id: str, text: str) -> Document:
+    return Document(doc_id, text)
+
+
+def test_one_ranking_loop_serves_every_scope() -> None:
+    a = _doc("a", "revenue revenue growth")
+    b = _doc("b", "revenue fell, costs rose, margins shrank")
+    chunks = [Chunk.build(a, [(0, 22)]), Chunk.build(b, [(0, 13)]), Chunk.build(b, [(14, 40)])]
+    queries = [
+        Query("all", "revenue costs"),
+        Query("only-b", "revenue costs", ("b",)),
+        Query("own-b", "revenue", ("b",), isolated=True),
+        Query("none", "revenue", ()),
+    ]
+    run = rank(queries, chunks, "bm25", 5)
+    assert sorted(h.chunk_id for h in run.get("all")) == sorted(c.id for c in chunks)
+    assert {h.doc_id for h in run.get("only-b")} == {"b"}
+    assert [h.chunk_id for h in run.get("own-b")] == [chunks[1].id]
+    assert run.get("none") == ()
+    assert [h.rank for h in run.get("all")] == [1, 2, 3]
+    text_of = {c.id: c.text for c in chunks}
+    assert all(h.chars == len(text_of[h.chunk_id]) for h in run.get("all"))
+
+
+def test_runs_round_trip_as_jsonl_and_write_trec(tmp_path: Path) -> None:
+    run = Run("structure/bm25", {"q1": (_hit(1, "d", (0, 5), pages=(2,)), _hit(2, "e", (3, 9)))})
+    again = read_jsonl(write_jsonl(run, tmp_path / "r.jsonl"))
+    assert again.rankings == run.rankings and again.name == run.name
+    lines = write_trec(run, tmp_path / "r.trec").read_text().splitlines()
+    assert lines[0].split() == ["q1", "Q0", "d#1", "1", "1.000000", "structure/bm25"]
+    (tmp_path / "bad.jsonl").write_text('{"qid": "x"}\n')
+    with pytest.raises(InputError, match="not a finchunk run"):
+        read_jsonl(tmp_path / "bad.jsonl")
+
+
+# --- measures -----------------------------------------------------------------------------
+
+
+GOLD = QuestionGold("q", (GoldPassage("d", (0, 10)), GoldPassage("d", (20, 30))), type="t")
+
+
+def test_measures_on_a_hand_computed_ranking() -> None:
+    ranking = (
+        _hit(1, "d", (40, 50)),  # nothing
+        _hit(2, "d", (0, 6)),  # passage 1 at 60 %
+        _hit(3, "d", (24, 30)),  # passage 2 at 60 %
+    )
+    assert Recall(1).value(ranking, GOLD) == 0.0
+    assert Recall(2).value(ranking, GOLD) == 0.5
+    assert Complete(3).value(ranking, GOLD) == 1.0
+    assert Chars(2).value(ranking, GOLD) == 20.0
+    ndcg = (1 / math.log2(3) + 1 / math.log2(4)) / (1 + 1 / math.log2(3))
+    assert NDCG(3).value(ranking, GOLD) == pytest.approx(ndcg)
+    assert NDCG(1).value(ranking, GOLD) == 0.0
+    assert RR(3).value(ranking, GOLD) == 0.5
+    assert RR(1).value(ranking, GOLD) == 0.0
+    assert str(NDCG(10)) == "nDCG@10" and str(Recall(Budget(1300))) == "Recall@1300c"
+
+
+def test_coverage_counts_over_the_union_of_chunks() -> None:
+    split = (_hit(1, "d", (0, 3)), _hit(2, "d", (3, 6)))  # 30 % + 30 % of passage 1
+    assert Recall(1).value(split, GOLD) == 0.0 and Recall(2).value(split, GOLD) == 0.5
+    assert RR(2).value(split, GOLD) == 0.5
+
+
+def test_budget_stops_or_skips() -> None:
+    ranking = (_hit(1, "d", (0, 10), 500), _hit(2, "d", (40, 50), 900), _hit(3, "d", (20, 30), 300))
+    assert Delivered(Budget(1000)).value(ranking, GOLD) == 1.0
+    assert Delivered(Budget(1000, skip=True)).value(ranking, GOLD) == 2.0
+    assert Recall(Budget(1000, skip=True)).value(ranking, GOLD) == 1.0
+
+
+def test_pages_and_missing_questions_are_scored_not_dropped() -> None:
+    gold = GoldSet.of(
+        [
+            QuestionGold("q1", (GoldPassage("d", (0, 10)),), frozenset({("d", 3)})),
+            QuestionGold("q2", (GoldPassage("d", (0, 10)),), frozenset({("d", 1)})),
+        ]
+    )
+    run = Run("r", {"q1": (_hit(1, "d", (0, 10), pages=(3,)),)})
+    s = score(run, gold, [PageHit(5), Recall(5)])
+    assert s.missing == ("q2",)
+    assert s.per_query[PageHit(5)] == {"q1": 1.0, "q2": 0.0}
+    assert s.mean(Recall(5)) == 0.5
+
+
+def test_ndcg_and_rr_agree_with_ir_measures() -> None:
+    ir = pytest.importorskip("ir_measures")
+    rng = np.random.default_rng(3)
+    golds, rankings, qrels, scored = [], {}, [], []
+    for q in range(12):
+        n_gold = int(rng.integers(1, 4))
+        passages = tuple(GoldPassage("d", (100 * i, 100 * i + 10)) for i in range(n_gold))
+        golds.append(QuestionGold(f"q{q}", passages))
+        qrels += [ir.Qrel(f"q{q}", f"p{i}", 1) for i in range(n_gold)]
+        ranking = []
+        for r, target in enumerate(rng.permutation(8)[:6].tolist(), 1):
+            # each chunk fully covers one passage (target < n_gold) or none
+            span = (100 * target, 100 * target + 10) if target < n_gold else (5000, 5010)
+            ranking.append(ScoredChunk(f"c{q}-{r}", "d", (span,), (), 10.0 - r, r, 1))
+            doc = f"p{target}" if target < n_gold else f"junk{r}"
+            scored.append(ir.ScoredDoc(f"q{q}", doc, 10.0 - r))
+        rankings[f"q{q}"] = tuple(ranking)
+    s = score(Run("r", rankings), GoldSet.of(golds), [NDCG(5), RR(5)])
+    theirs = ir.calc_aggregate([ir.nDCG @ 5, ir.RR @ 5], qrels, scored)
+    assert s.mean(NDCG(5)) == pytest.approx(theirs[ir.nDCG @ 5], abs=1e-9)
+    assert s.mean(RR(5)) == pytest.approx(theirs[ir.RR @ 5], abs=1e-9)
+
+
+def test_paired_bootstrap_is_seeded_and_says_when_noise() -> None:
+    a = {f"q{i}": float(i % 2) for i in range(40)}
+    better = {q: 1.0 for q in a}
+    c = compare(a, better, "Recall@5")
+    assert (c.wins, c.losses, c.ties) == (20, 0, 20)
+    assert c.difference == 0.5 and c.low > 0 and not c.within_noise
+    assert c == compare(a, better, "Recall@5")
+    flip = {q: 1.0 - v for q, v in a.items()}
+    assert compare(a, flip).within_noise
