@@ -302,6 +302,8 @@ class BenchConfig:
     headers: tuple[bool, ...] = (False,)
     retrievers: tuple[RetrieverSpec, ...] = tuple(parse_retriever(r) for r in DEFAULT_RETRIEVERS)
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
+    #: Fill rankings shorter than k with unranked chunks in order (the lesson's BM25 does).
+    pad: bool = True
 
 
 @dataclass
@@ -369,6 +371,7 @@ def rank_variant(
             options=config.options,
             name=f"{c.name}/{retriever}/{scope.value}",
             params={"strategy": c.strategy.value, "header": c.header, "scope": scope.value},
+            pad=config.pad,
         )
         rows.extend(result_rows(c, retriever, scope, run, gold, config.ks))
         if prog.run:
