@@ -11,15 +11,15 @@ from typer.testing import CliRunner
 from finchunk.chunk.overlap import RecursiveOverlap, with_overlap
 from finchunk.chunk.tokens import CHARS_PER_TOKEN, Tokenizer, Tokens, cl100k
 from finchunk.cli.bench import app
-from finchunk.datasets.financebench import load_financebench
+from finchunk.datasets.financebench import FBDocument, FBQuestion, FinanceBench, load_financebench
 from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
-from finchunk.evaluate.filing_filter import Filing, FilingMatcher, fiscal_years
 from finchunk.evaluate.financebench import (
     DEFAULT_RETRIEVERS,
     BenchConfig,
     FBScope,
     FBStrategy,
+    filtered_filings,
     run_benchmark,
 )
 from finchunk.model import ElementKind
@@ -134,35 +134,57 @@ def test_loader_errors_name_file_and_line(tmp_path: Path) -> None:
         load_financebench(tmp_path)
 
 
-def test_filing_filter_company_and_year() -> None:
-    m = FilingMatcher(
+def _plans(questions: list[str]) -> list[tuple[tuple[str, ...], str]]:
+    """``filtered_filings`` over a few filings: (filings, residual query) per question."""
+    docs = [
+        FBDocument(name, company, "10k", year, Path(f"{name}.pdf"))
+        for name, company, year in [
+            ("BESTBUY_2019_10K", "Best Buy", 2019),
+            ("BESTBUY_2023_10K", "Best Buy", 2023),
+            ("MGMRESORTS_2022_10K", "MGM Resorts", 2022),
+            ("COCACOLA_2022_10K", "Coca-Cola", 2022),
+            ("AES_2022_10K", "AES Corporation", 2022),
+        ]
+    ]
+    qs = [FBQuestion(str(i), q, "", "", "", "", "", ()) for i, q in enumerate(questions)]
+    fb = FinanceBench(Path("."), tuple(qs), {d.name: d for d in docs}, {}, ())
+    plans = filtered_filings(fb, qs)
+    return [(plans[q.id].filings, plans[q.id].query) for q in qs]
+
+
+def test_filtered_scope_keeps_the_filings_of_the_company_and_latest_year() -> None:
+    got = _plans(
         [
-            Filing("BESTBUY_2019_10K", "Best Buy", 2019),
-            Filing("BESTBUY_2023_10K", "Best Buy", 2023),
-            Filing("MGMRESORTS_2022_10K", "MGM Resorts", 2022),
-            Filing("COCACOLA_2022_10K", "Coca-Cola", 2022),
-            Filing("AES_2022_10K", "AES Corporation", 2022),
+            "What is Best Buy's FY2019 inventory?",
+            "Did BestBuy grow in fiscal 2023?",
+            "Which region led MGM during FY22?",
+            "Coca Cola's 2022 dividends?",
+            "What did AES earn in 2022?",
+            "Best Buy margins in 2010?",  # no filing of that year: all the company's
+            "Which company grew most in 2022?",  # no company: that year's filings
+            "Best Buy's growth between FY2019 and FY2023?",  # the latest year holds both
+            "Did BBY grow in FY2019?",  # an abbreviation, when no name matches
+            "Did CCOLA pay dividends in 2022?",
         ]
     )
-    assert m.match("What is Best Buy's FY2019 inventory?") == ["BESTBUY_2019_10K"]
-    assert m.match("Did BestBuy grow in fiscal 2023?") == ["BESTBUY_2023_10K"]
-    assert m.match("Which region led MGM during FY22?") == ["MGMRESORTS_2022_10K"]
-    assert m.match("Coca Cola's 2022 dividends?") == ["COCACOLA_2022_10K"]
-    assert m.match("What did AES earn in 2022?") == ["AES_2022_10K"]
-    # A company without a matching year keeps all its filings; no company → year only.
-    assert m.match("Best Buy margins in 2010?") == ["BESTBUY_2019_10K", "BESTBUY_2023_10K"]
-    assert len(m.match("Which company grew most in 2022?")) == 3
-    assert fiscal_years("FY 2021 vs FY22, fiscal year 2019; 3 months") == {2019, 2021, 2022}
-    assert fiscal_years("As of FY2023Q1") == {2023}
-    # Several years named: the latest year's filing holds the earlier years as comparatives.
-    assert m.match("Best Buy's growth between FY2019 and FY2023?") == ["BESTBUY_2023_10K"]
-    # Abbreviations, when no name matches: capitals in order in the glued name.
-    assert m.match("Did BBY grow in FY2019?") == ["BESTBUY_2019_10K"]
-    assert m.match("Did CCOLA pay dividends in 2022?") == ["COCACOLA_2022_10K"]
+    assert [filings for filings, _ in got] == [
+        ("BESTBUY_2019_10K",),
+        ("BESTBUY_2023_10K",),
+        ("MGMRESORTS_2022_10K",),
+        ("COCACOLA_2022_10K",),
+        ("AES_2022_10K",),
+        ("BESTBUY_2019_10K", "BESTBUY_2023_10K"),
+        ("AES_2022_10K", "COCACOLA_2022_10K", "MGMRESORTS_2022_10K"),
+        ("BESTBUY_2023_10K",),
+        ("BESTBUY_2019_10K",),
+        ("COCACOLA_2022_10K",),
+    ]
     # What the filter consumed (company, years) is not searched for again.
-    rest = m.residual_query("What is Best Buy's FY2019 inventory? BBY rose in 2018.")
-    assert rest.split() == ["What", "is", "inventory?", "rose", "in", "."]
-    assert m.residual_query("Did BBY grow in FY2019?").split() == ["Did", "grow", "in", "?"]
+    (_, rest), (_, short) = _plans(
+        ["What is Best Buy's FY2019 inventory? BBY rose in 2018.", "Did BBY grow in FY2019?"]
+    )
+    assert rest == "What is inventory? rose in ."
+    assert short == "Did grow in ?"
 
 
 def test_token_windows_have_exact_spans(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ from finchunk.retrieve.filters import (
     auto_mask,
     canonical_metadata,
     document_mask,
-    issuer_mentions,
     parse_filter,
     relax,
 )
@@ -74,14 +73,6 @@ def test_bad_filter_specs_are_clear_errors(bad):
 )
 def test_auto_filters_from_question(question, expected):
     assert {str(f) for f in auto_filters(question, METAS)} == expected
-
-
-def test_a_partial_name_needs_a_capital():
-    funds = ["Meridiano Bonos Corto Plazo", "Meridiano Acciones Europa"]
-    assert issuer_mentions("¿Qué riesgo tiene invertir a corto plazo?", funds) == []
-    assert issuer_mentions("¿Qué comisión cobra el Corto Plazo?", funds) == [funds[0]]
-    assert issuer_mentions("gastos de meridiano acciones europa", funds) == [funds[1]]
-    assert issuer_mentions("gastos de meridiano", funds) == []  # shared by both
 
 
 def test_relax_drops_year_then_type_when_nothing_matches():

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -274,3 +277,25 @@ def test_paired_bootstrap_is_seeded_and_says_when_noise() -> None:
     assert c == compare(a, better, "Recall@5")
     flip = {q: 1.0 - v for q, v in a.items()}
     assert compare(a, flip).within_noise
+
+
+def test_an_installed_plugin_is_found_by_name(tmp_path: Path) -> None:
+    """A package naming its module under the ``finchunk.retrievers`` entry points."""
+    (tmp_path / "myretriever.py").write_text(
+        "from finchunk.retrieve.retriever import register_retriever\n"
+        "from finchunk.retrieve.lexical import LexicalIndex\n"
+        "register_retriever('mine', lambda source, options: LexicalIndex.build(source.texts))\n"
+    )
+    info = tmp_path / "myretriever-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: myretriever\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[finchunk.retrievers]\nmine = myretriever\n")
+    code = (
+        "from finchunk.retrieve.retriever import make_retriever\n"
+        "r = make_retriever('mine', ['revenue grew', 'costs'])\n"
+        "print(r.search('revenue', 3).positions.tolist())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[0]"

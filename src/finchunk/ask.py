@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from finchunk.errors import InputError
-from finchunk.retrieve.filters import issuer_mentions, words
+from finchunk.retrieve.filters import words
+from finchunk.retrieve.mentions import Issuer, MentionFinder, YearPolicy, periods
 from finchunk.retrieve.retriever import RetrieverKind
 from finchunk.retrieve.text import STOP_WORDS
 
@@ -193,26 +194,6 @@ def narrowing(question: str, match: MeasureMatch, entity: str) -> str | None:
     return None
 
 
-_ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4,
-    "primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4,
-}  # fmt: skip
-_QUARTER_PATTERNS = (
-    re.compile(r"\b(?:q|t)([1-4])\b"),
-    re.compile(r"\b([1-4])(?:q|t)\b"),
-    re.compile(r"\b([1-4])(?:st|nd|rd|th|er|o|º)? (?:fiscal )?(?:quarter|trimestre)\b"),
-    re.compile(
-        r"\b(first|second|third|fourth|primer|primero|segundo|tercer|tercero|cuarto) "
-        r"(?:fiscal )?(?:quarter|trimestre)\b"
-    ),
-)
-_YEAR_PATTERNS = (
-    re.compile(r"\b(?:fy|fiscal|ejercicio|ano|year)\s*((?:19|20)\d{2})\b"),
-    re.compile(r"\bfy\s?(\d{2})\b"),
-    re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)"),
-)
-
-
 @dataclass(frozen=True, slots=True)
 class FiscalPeriod:
     year: int
@@ -223,26 +204,11 @@ class FiscalPeriod:
 
 
 def find_period(question: str) -> FiscalPeriod | None:
-    """Fiscal year (``2023``, ``FY2023``, ``FY23``, ``ejercicio 2023``) and optional quarter
-    (``Q4``, ``4T``, ``third quarter``, ``cuarto trimestre``)."""
-    q = " ".join(words(question))
-    year = None
-    for rx in _YEAR_PATTERNS:
-        m = rx.search(q)
-        if m:
-            y = int(m.group(1))
-            year = y + 2000 if y < 100 else y
-            break
-    if year is None:
-        return None
-    quarter = None
-    for rx in _QUARTER_PATTERNS:
-        m = rx.search(q)
-        if m:
-            g = m.group(1)
-            quarter = int(g) if g.isdigit() else _ORDINALS[g]
-            break
-    return FiscalPeriod(year, quarter)
+    """Fiscal year (``2023``, ``FY2023``, ``FY23``, ``ejercicio 2023``; the first one written
+    with a fiscal marker, else the first) and optional quarter (``Q4``, ``4T``, ``third
+    quarter``, ``cuarto trimestre``)."""
+    found = periods(question, YearPolicy.FIRST)
+    return FiscalPeriod(found.years[0], found.quarter) if found.years else None
 
 
 # --- answers -----------------------------------------------------------------------------------
@@ -383,7 +349,7 @@ def answer_from_facts(
 def _entity(store: Any, question: str) -> tuple[tuple[int, str] | None, str]:
     """The one entity of the store the question names, or what went wrong."""
     names = {n: c for c, n in store_entities(store)}
-    found = issuer_mentions(question, sorted(names))
+    found = MentionFinder(Issuer(n) for n in sorted(names)).find(question).issuers
     if len(found) == 1:
         return (names[found[0]], found[0]), ""
     if not found:

@@ -9,13 +9,14 @@ evidence recall, characters delivered, nDCG and MRR at each k.
 Scopes: ``document`` (each question searches its own filing, with an index per filing: the
 paper's setting), ``corpus`` (one index over all filings), ``filtered`` (the same index,
 restricted to the filings whose company and year the question names, see
-:mod:`finchunk.evaluate.filing_filter`).
+:mod:`finchunk.retrieve.mentions`).
 
 A chunk is *on* a page when any of its spans touches that page (``Chunk.pages``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -28,7 +29,6 @@ from finchunk.chunk.tokens import Tokens
 from finchunk.datasets.financebench import FBQuestion, FinanceBench
 from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
-from finchunk.evaluate.filing_filter import Filing, FilingMatcher
 from finchunk.evaluate.gold import GoldPassage, GoldSet, QuestionGold
 from finchunk.evaluate.measures import (
     DEFAULT_THRESHOLD,
@@ -44,6 +44,7 @@ from finchunk.evaluate.measures import (
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document
+from finchunk.retrieve.mentions import ISSUER_KINDS, YEAR_KINDS, Issuer, MentionFinder, YearPolicy
 from finchunk.retrieve.retriever import (
     InMemoryTexts,
     RetrieverKind,
@@ -235,12 +236,27 @@ class FilterPlan:
 
 
 def filtered_filings(fb: FinanceBench, questions: Sequence[FBQuestion]) -> dict[str, FilterPlan]:
-    """The filings each question names (company and year), among the benchmark's filings."""
-    matcher = FilingMatcher(Filing(d.name, d.company, d.period) for d in fb.corpus())
-    return {
-        q.id: FilterPlan(tuple(matcher.match(q.question)), matcher.residual_query(q.question))
-        for q in questions
-    }
+    """The filings each question names, among the benchmark's filings: those of the companies
+    it names (all companies when none), of the latest year it names (a report for year N also
+    shows N-1 and N-2), else of any year it names that is a filing year, else of every year.
+    A filing's name before its year ("AMERICANWATERWORKS_2020_10K") is one more company alias.
+    """
+    filings = sorted(fb.corpus(), key=lambda d: d.name)
+    finder = MentionFinder(
+        Issuer(d.company, aliases=(re.split(r"_\d", d.name, maxsplit=1)[0],)) for d in filings
+    )
+    plans = {}
+    for q in questions:
+        found = finder.find(q.question, YearPolicy.LATEST)
+        pool = [d for d in filings if not found.issuers or d.company in found.issuers]
+        kept = (
+            [d for d in pool if d.period in found.years]
+            or [d for d in pool if d.period in found.named_years]
+            or pool
+        )
+        query = found.residual(ISSUER_KINDS | YEAR_KINDS)
+        plans[q.id] = FilterPlan(tuple(d.name for d in kept), query)
+    return plans
 
 
 # --- scoring -------------------------------------------------------------------------------
@@ -290,6 +306,8 @@ class BenchConfig:
     headers: tuple[bool, ...] = (False,)
     retrievers: tuple[RetrieverSpec, ...] = tuple(parse_retriever(r) for r in DEFAULT_RETRIEVERS)
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
+    #: Fill rankings shorter than k with unranked chunks in order (the lesson's BM25 does).
+    pad: bool = True
 
 
 @dataclass
@@ -357,6 +375,7 @@ def rank_variant(
             options=config.options,
             name=f"{c.name}/{retriever}/{scope.value}",
             params={"strategy": c.strategy.value, "header": c.header, "scope": scope.value},
+            pad=config.pad,
         )
         rows.extend(result_rows(c, retriever, scope, run, gold, config.ks))
         if prog.run:

@@ -114,9 +114,11 @@ def run_variant(
     *,
     scope: Scope = Scope.CORPUS,
     auto_filter: bool = False,
+    pad: bool = True,
     on_question: Tick | None = None,
 ) -> VariantRun:
-    """Chunk the corpus with ``variant`` and rank the top ``k`` chunks of every question."""
+    """Chunk the corpus with ``variant`` and rank the top ``k`` chunks of every question
+    (``pad``: always k chunks, as the lesson's BM25 delivers; see :func:`rank`)."""
     chunks = tuple(chunk_corpus(corpus, variant.chunker))
     to_text = variant.index_text
     texts = tuple(to_text(c) if to_text else c.text for c in chunks)
@@ -129,6 +131,7 @@ def run_variant(
         options=RetrieverOptions(embedder=variant.embedder),
         name=variant.name,
         params={"strategy": variant.strategy, "header": variant.header, "scope": scope.value},
+        pad=pad,
         on_query=on_question,
     )
     return VariantRun(variant, chunks, texts, run)
@@ -218,6 +221,7 @@ def evaluate_runs(
     threshold: float = DEFAULT_THRESHOLD,
     scope: Scope = Scope.CORPUS,
     auto_filter: bool = False,
+    pad: bool = True,
     on_question: Tick | None = None,
 ) -> tuple[dict[str, Any], list[VariantRun]]:
     """The report ``finchunk eval --json`` writes, and the runs behind it."""
@@ -227,7 +231,13 @@ def evaluate_runs(
     runs = []
     for v in variants:
         vr = run_variant(
-            corpus, v, max(ks), scope=scope, auto_filter=auto_filter, on_question=on_question
+            corpus,
+            v,
+            max(ks),
+            scope=scope,
+            auto_filter=auto_filter,
+            pad=pad,
+            on_question=on_question,
         )
         results, by_type = result_rows(vr, gold, ks, threshold)
         report["results"].extend(results)
@@ -247,6 +257,7 @@ def evaluate(
     threshold: float = DEFAULT_THRESHOLD,
     scope: Scope = Scope.CORPUS,
     auto_filter: bool = False,
+    pad: bool = True,
     on_question: Tick | None = None,
 ) -> dict[str, Any]:
     """The report ``finchunk eval --json`` writes."""
@@ -257,6 +268,7 @@ def evaluate(
         threshold=threshold,
         scope=scope,
         auto_filter=auto_filter,
+        pad=pad,
         on_question=on_question,
     )
     return report

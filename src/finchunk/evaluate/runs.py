@@ -155,16 +155,30 @@ class _Ranker:
             self._isolated[docs] = (positions, make_retriever(self.spec, sub, self.options))
         return self._isolated[docs]
 
-    def hits(self, q: Query, k: int) -> Hits:
+    def hits(self, q: Query, k: int) -> tuple[Hits, np.ndarray | None]:
+        """The retriever's hits, and the positions the query could reach (None: all)."""
         if q.docs is None:
-            return self.shared().search(q.text, k)
+            return self.shared().search(q.text, k), None
         if not q.isolated:
-            return self.shared().search(q.text, k, self._doc_mask(q.docs))
+            mask = self._doc_mask(q.docs)
+            return self.shared().search(q.text, k, mask), np.flatnonzero(mask)
         positions, retriever = self.isolated(q.docs)
         if not positions.size:
-            return Hits.empty()
+            return Hits.empty(), positions
         found = retriever.search(q.text, k)
-        return Hits(positions[found.positions], found.scores)
+        return Hits(positions[found.positions], found.scores), positions
+
+    def padded(self, hits: Hits, reachable: np.ndarray | None, k: int) -> Hits:
+        """``hits`` filled up to ``k`` with the reachable chunks the retriever did not rank,
+        in chunk order, scored 0 (as the lesson's BM25 ranks every text)."""
+        if len(hits) >= k:
+            return hits
+        pool = np.arange(len(self.chunks)) if reachable is None else reachable
+        rest = pool[~np.isin(pool, hits.positions)][: k - len(hits)]
+        return Hits(
+            np.concatenate([hits.positions, rest]),
+            np.concatenate([hits.scores, np.zeros(rest.size, dtype=np.float32)]),
+        )
 
     def ranking(self, hits: Hits) -> tuple[ScoredChunk, ...]:
         out = []
@@ -187,13 +201,17 @@ def rank(
     source: InMemoryTexts | None = None,
     name: str | None = None,
     params: Mapping[str, Any] | None = None,
+    pad: bool = False,
     on_query: Callable[[], None] | None = None,
 ) -> Run:
     """The top ``k`` chunks for every query, as a :class:`Run`.
 
     ``texts`` are what is indexed and delivered for each chunk (default ``chunk.text``);
     ``chars`` of a hit is the length of its text. ``source`` shares built indexes and
-    vectors between calls over the same texts (several scopes or retrievers).
+    vectors between calls over the same texts (several scopes or retrievers). ``pad``
+    fills a ranking shorter than ``k`` (BM25 ranks only texts sharing a query term) with the
+    other chunks the query could reach, in chunk order, scored 0: the lesson's evaluation
+    (rank_bm25's top n) delivers k chunks whatever they match.
     """
     if texts is None:
         texts = source.texts if source is not None else [c.text for c in chunks]
@@ -203,10 +221,12 @@ def rank(
     ranker = _Ranker(chunks, texts, spec, options or RetrieverOptions(), source)
     rankings: dict[str, tuple[ScoredChunk, ...]] = {}
     for q in queries:
-        rankings[q.id] = ranker.ranking(ranker.hits(q, k))
+        hits, reachable = ranker.hits(q, k)
+        rankings[q.id] = ranker.ranking(ranker.padded(hits, reachable, k) if pad else hits)
         if on_query:
             on_query()
-    return Run(name or str(spec), rankings, {"retriever": str(spec), "k": k, **(params or {})})
+    info = {"retriever": str(spec), "k": k, "pad": pad, **(params or {})}
+    return Run(name or str(spec), rankings, info)
 
 
 # --- files -----------------------------------------------------------------------------------

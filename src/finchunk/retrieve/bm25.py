@@ -148,4 +148,3 @@ class BM25Index:
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{d}: not a readable BM25 index ({exc})") from exc
         return obj
-

@@ -8,9 +8,10 @@ Filters on the same field are alternatives (OR); filters on different fields mus
 (AND). Matching ignores case and accents; an issuer filter matches when its words are all in
 the issuer's name ("repsol" matches "Repsol, S.A.") or it equals the ticker.
 
-Automatic filters read the question: years, issuer names and tickers, and document types that
-appear in it *and* in the index's documents. When nothing matches there is no filter; when
-the combination matches no document, the year and then the document type are dropped.
+Automatic filters are what the question names (:mod:`finchunk.retrieve.mentions`: issuers by
+name, alias or ticker, years, document types) that the index's documents also have. When
+nothing matches there is no filter; when the combination matches no document, the year and
+then the document type are dropped.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from finchunk.errors import InputError
+from finchunk.retrieve.mentions import Issuer, MentionFinder, MentionKind, Mentions, YearPolicy
 from finchunk.retrieve.text import normalize
 
 _ALIASES: dict[str, tuple[str, ...]] = {
@@ -36,14 +38,6 @@ _FIELD_OF = {alias: field for field, names in _ALIASES.items() for alias in name
 _YEAR_SOURCES = ("period", "period_end", "fiscal_period", "filed", "date", "fecha")
 _YEAR = re.compile(r"(?<!\d)(?:fy\s?)?((?:19|20)\d{2})(?!\d)", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
-#: Legal forms and generic words that never identify an issuer on their own.
-_GENERIC_WORDS = """
-    s a sa sab sl nv ag se spa plc inc incorporated corp corporation co company companies ltd
-    llc lp group grupo holding holdings the de del la las los el y and of fi fim fondo fund
-    sicav sgiic banco bank internacional international global capital asset assets management
-    financial finance energy energia inversiones investment investments
-"""
-_GENERIC = frozenset(_GENERIC_WORDS.split())
 
 
 def canonical_field(name: str) -> str:
@@ -110,17 +104,9 @@ def parse_filters(specs: Iterable[str]) -> list[Filter]:
     return [parse_filter(s) for s in specs]
 
 
-def _capitalised_words(text: str) -> set[str]:
-    """Normalised forms of the words written with a capital initial (proper-noun candidates)."""
-    return {normalize(m.group()) for m in _WORD.finditer(text) if m.group()[0].isupper()}
-
-
-_CAPS_TOKEN = re.compile(r"(?<![\w.])[A-Z][A-Z0-9.\-]*(?<![.\-])")
-
-
 class MetadataIndex:
     """The documents' canonical metadata prepared once for filtering: the documents of each
-    distinct value of each field, and each issuer's distinctive words. Building it costs one
+    distinct value of each field, and a finder of what questions name. Building it costs one
     pass over the documents; a filter or a question then costs a pass over distinct values
     at most, not over documents."""
 
@@ -144,19 +130,14 @@ class MetadataIndex:
         for ws, vs in self._by_words.get("issuer", {}).items():
             for w in ws:
                 self._issuer_by_word.setdefault(w, set()).update(vs)
-        self._ticker_issuer = dict(sorted(pairs))
-        self._index_issuers(sorted(groups.get("issuer", {})))
-
-    def _index_issuers(self, issuers: Sequence[str]) -> None:
-        self._distinct = {i: tuple(w for w in words(i) if w not in _GENERIC) for i in issuers}
-        owners: dict[str, set[str]] = {}
-        self._by_first: dict[str, list[str]] = {}
-        for issuer, ws in self._distinct.items():
-            for w in ws:
-                owners.setdefault(w, set()).add(issuer)
-            if ws:
-                self._by_first.setdefault(ws[0], []).append(issuer)
-        self._unique = {w: next(iter(o)) for w, o in owners.items() if len(o) == 1 and len(w) >= 4}
+        tickers: dict[str, list[str]] = {}
+        for ticker, issuer in sorted(pairs):
+            tickers.setdefault(issuer, []).append(ticker)
+        self._finder = MentionFinder(
+            [Issuer(i, tuple(tickers.get(i, ()))) for i in sorted(groups.get("issuer", {}))],
+            doc_types=groups.get("doc_type", {}),
+            tickers=groups.get("ticker", {}),
+        )
 
     def values(self, field: str) -> list[str]:
         return sorted(self._docs.get(field, {}))
@@ -192,50 +173,23 @@ class MetadataIndex:
         return keep
 
     # automatic filters ------------------------------------------------------------------------
-    def issuer_mentions(self, question: str) -> list[str]:
-        """Issuers named in the question: all their distinctive words in a row, or, written
-        with a capital initial, a word only they have (4+ letters, not a legal form or generic
-        business word: "Aurora" names "Aurora Energía, S.A."; "corto plazo" does not name
-        "Fondo Corto Plazo" unless written "Corto Plazo" — or in full)."""
-        q = words(question)
-        found = {
-            w_issuer
-            for w in _capitalised_words(question)
-            if (w_issuer := self._unique.get(w)) is not None
-        }
-        for i, w in enumerate(q):
-            for issuer in self._by_first.get(w, ()):
-                ws = self._distinct[issuer]
-                if tuple(q[i : i + len(ws)]) == ws:
-                    found.add(issuer)
-        return sorted(found)
-
-    def ticker_mentions(self, question: str) -> list[str]:
-        """Tickers written in capitals as a word of the question (``AAPL``, not ``aapl``)."""
-        caps = {m.group() for m in _CAPS_TOKEN.finditer(question)}
-        return [t for t in self.values("ticker") if t.upper() in caps]
-
-    def _type_mentions(self, question: str) -> list[str]:
-        q = " " + " ".join(words(question)) + " "
-        return [
-            t
-            for t in self.values("doc_type")
-            if (ws := words(t.replace("_", " "))) and f" {' '.join(ws)} " in q
-        ]
+    def mentions(self, question: str) -> Mentions:
+        """What the question names among the documents' issuers, tickers and types."""
+        return self._finder.find(question, YearPolicy.ANY)
 
     def auto_filters(self, question: str) -> list[Filter]:
-        """Filters from what the question names that the documents also have."""
-        issuers = self.issuer_mentions(question)
-        tickers = [
-            t for t in self.ticker_mentions(question) if self._ticker_issuer.get(t) not in issuers
-        ]
-        years = self._docs.get("year", {})
-        found_years = sorted({m.group(1) for m in _YEAR.finditer(question)} & set(years))
+        """Filters from what the question names that the documents also have: issuers by name
+        (a ticker only when its issuer is not named too), every year named, document types."""
+        found = self.mentions(question)
+        issuers = found.values(MentionKind.ISSUER)
+        tickers = [m for m in found.found if m.kind is MentionKind.TICKER]
+        covered = {m.value for m in tickers if m.issuer in issuers}
+        years = {str(y) for y in found.years} & set(self._docs.get("year", {}))
         return (
             [Filter("issuer", i) for i in issuers]
-            + [Filter("issuer", t) for t in tickers]
-            + [Filter("year", y) for y in found_years]
-            + [Filter("doc_type", t) for t in self._type_mentions(question)]
+            + [Filter("issuer", t) for t in sorted({m.value for m in tickers} - covered)]
+            + [Filter("year", y) for y in sorted(years)]
+            + [Filter("doc_type", t) for t in found.values(MentionKind.DOC_TYPE)]
         )
 
     def relax(self, filters: Sequence[Filter]) -> list[Filter]:
@@ -258,11 +212,6 @@ class MetadataIndex:
 def document_mask(metas: Sequence[Mapping[str, str]], filters: Sequence[Filter]) -> np.ndarray:
     """Which documents pass: OR within a field, AND across fields."""
     return MetadataIndex(metas).mask(filters)
-
-
-def issuer_mentions(question: str, issuers: Sequence[str]) -> list[str]:
-    """See :meth:`MetadataIndex.issuer_mentions`."""
-    return MetadataIndex([{"issuer": i} for i in issuers]).issuer_mentions(question)
 
 
 def auto_filters(question: str, metas: Sequence[Mapping[str, str]]) -> list[Filter]:

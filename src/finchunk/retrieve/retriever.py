@@ -11,7 +11,10 @@ parts retrievers share (a BM25 index per analyzer, passage vectors per embedding
 makes the same retriever.
 
 Adding a retriever is one module that calls :func:`register_retriever` (or
-:func:`register_reranker`) with a factory ``(source, options) -> Retriever``.
+:func:`register_reranker`) with a factory ``(source, options) -> Retriever``. Importing the
+module registers it; a package can also name the module under the ``finchunk.retrievers``
+entry-point group, and the factory imports it the first time an unknown name is asked for
+(so ``finchunk eval --retriever NAME`` finds it).
 """
 
 from __future__ import annotations
@@ -116,6 +119,8 @@ class RetrieverSpec:
     depth: int = DEFAULT_DEPTH
 
     def __post_init__(self) -> None:
+        if self.first not in _RETRIEVERS or (self.rerank and self.rerank not in _RERANKERS):
+            load_plugins()
         if self.first not in _RETRIEVERS:
             raise InputError(
                 f"unknown retriever {self.first!r}; choose from {', '.join(retriever_names())}"
@@ -177,6 +182,22 @@ def _register(table: dict, name: str, factory: Callable, embeds: bool) -> None:
     table[name] = factory
     if embeds:
         _EMBEDDING.add(name)
+
+
+ENTRY_POINTS = "finchunk.retrievers"
+_plugins_loaded = False
+
+
+def load_plugins() -> None:
+    """Import the modules installed packages name under ``finchunk.retrievers`` (once)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: e.name):
+        ep.load()
 
 
 def retriever_names() -> list[str]:
