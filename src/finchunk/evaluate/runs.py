@@ -170,15 +170,16 @@ class _Ranker:
 
     def padded(self, hits: Hits, reachable: np.ndarray | None, k: int) -> Hits:
         """``hits`` filled up to ``k`` with the reachable chunks the retriever did not rank,
-        in chunk order, scored 0 (as the lesson's BM25 ranks every text)."""
+        scored 0 and taken in chunk order, as the lesson's BM25 ranks every text (a hit
+        scoring below 0 then ranks below them)."""
         if len(hits) >= k:
             return hits
         pool = np.arange(len(self.chunks)) if reachable is None else reachable
         rest = pool[~np.isin(pool, hits.positions)][: k - len(hits)]
-        return Hits(
-            np.concatenate([hits.positions, rest]),
-            np.concatenate([hits.scores, np.zeros(rest.size, dtype=np.float32)]),
-        )
+        positions = np.concatenate([hits.positions, rest])
+        scores = np.concatenate([hits.scores, np.zeros(rest.size, dtype=np.float32)])
+        order = np.lexsort((positions, -scores))
+        return Hits(positions[order], scores[order])
 
     def ranking(self, hits: Hits) -> tuple[ScoredChunk, ...]:
         out = []
