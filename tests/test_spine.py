@@ -299,3 +299,29 @@ def test_an_installed_plugin_is_found_by_name(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[0]"
+
+
+def test_eval_and_bench_write_their_runs(data: Path, tmp_path: Path) -> None:  # noqa: F811
+    from typer.testing import CliRunner
+
+    from finchunk.cli import app
+
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in QUOTES) + "\n")
+    args = ["eval", "--questions", str(qfile), "--files", str(DATA), "--strategies", "structure"]
+    result = CliRunner().invoke(app, [*args, "--header", "off", "--run-out", str(tmp_path / "e")])
+    assert result.exit_code == 0, result.output
+    run = read_jsonl(tmp_path / "e" / "structure_bm25.jsonl")
+    ranks = [h.rank for h in run.get("ebitda")]
+    assert set(run) == {"ebitda", "plantilla"} and ranks == list(range(1, len(ranks) + 1))
+    assert (tmp_path / "e" / "structure_bm25.trec").read_text().startswith("ebitda Q0 ")
+    bench = [
+        "bench", "financebench", "--data", str(data), "--strategies", "bytitle",
+        "--scope", "document", "--retrievers", "bm25,hybrid", "--embedder", "hashing",
+        "--k", "1,5", "--run-out", str(tmp_path / "b"),
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, bench)
+    assert result.exit_code == 0, result.output
+    names = sorted(p.name for p in (tmp_path / "b").glob("*.jsonl"))
+    assert names == ["bytitle_bm25_document.jsonl", "bytitle_hybrid_document.jsonl"]
+    assert set(read_jsonl(tmp_path / "b" / names[1])) == {"q1", "q2"}

