@@ -16,7 +16,7 @@ from finchunk.chunk import Structure
 from finchunk.cli import app
 from finchunk.errors import InputError
 from finchunk.evaluate.corpus import read_corpus
-from finchunk.evaluate.harness import Scope, Variant, evaluate
+from finchunk.evaluate.harness import EvalSettings, Scope, Variant, evaluate
 
 DATA = Path(__file__).parent / "data" / "informe_ejemplo.md"
 
@@ -143,7 +143,7 @@ def test_structure_retrieves_table_with_its_note(tmp_path: Path) -> None:
 def test_document_scope_only_searches_own_documents(tmp_path: Path) -> None:
     corpus = read_corpus(*write_corpus(tmp_path))
     v = Variant("structure", Structure())
-    report = evaluate(corpus, [v], [1], scope=Scope.DOCUMENT)
+    report = evaluate(corpus, [v], [1], EvalSettings(scope=Scope.DOCUMENT))
     beta = next(r for r in report["by_type"] if r["type"] == "texto")
     assert beta["recall"] == 1.0
 

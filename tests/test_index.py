@@ -17,8 +17,10 @@ from finchunk.errors import InputError
 from finchunk.parse import load
 from finchunk.retrieve.bm25 import BM25Index
 from finchunk.retrieve.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.deliver import Delivery
 from finchunk.retrieve.dense import HashingEmbedder
 from finchunk.retrieve.filters import parse_filter
+from finchunk.retrieve.kinds import Distinct
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.retriever import RetrieverKind
 from finchunk.retrieve.search import SearchOptions, search
@@ -158,7 +160,11 @@ def test_auto_filter_uses_names_tickers_and_years_in_the_question(corpus):
 def test_per_document_returns_best_chunk_of_each_document(corpus):
     _, idx = corpus
     index = Index.open(idx)
-    res = search(index, "riesgos risks rates crudo gastos", SearchOptions(k=10, per_document=True))
+    res = search(
+        index,
+        "riesgos risks rates crudo gastos",
+        SearchOptions(k=10, delivery=Delivery(Distinct.DOCUMENT)),
+    )
     ids = [h.doc_id for h in res.hits]
     assert sorted(ids) == ["acme", "fund", "repsol"] and len(set(ids)) == len(ids)
     plain = search(index, "riesgos risks rates crudo gastos", SearchOptions(k=10))

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from finchunk.chunk import Structure
 from finchunk.cli import app
 from finchunk.errors import InputError
-from finchunk.evaluate.harness import Scope, Variant, evaluate
+from finchunk.evaluate.harness import EvalSettings, Scope, Variant, evaluate
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 
 EXAMPLE = Path(__file__).parent / "data" / "informe_ejemplo.md"
@@ -152,7 +152,9 @@ def test_document_scope_searches_only_the_questions_filing(shared_data: Path) ->
     built = build_quote_corpus(qs, shared_data / "edgar")
     v = Variant("structure", Structure(header=True))
     corpus_scope = evaluate(built.corpus, [v], [5])["results"][0]["recall"]
-    doc_scope = evaluate(built.corpus, [v], [5], scope=Scope.DOCUMENT)["results"][0]["recall"]
+    doc_scope = evaluate(built.corpus, [v], [5], EvalSettings(scope=Scope.DOCUMENT))["results"][0][
+        "recall"
+    ]
     assert doc_scope >= corpus_scope
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from finchunk.errors import InputError
 from finchunk.retrieve.base import Hits
+from finchunk.retrieve.deliver import AS_RANKED, ChunkFacts, Delivery, deliver
 from finchunk.retrieve.dense import DenseIndex, HashingEmbedder, make_embedder
 from finchunk.retrieve.filters import (
     Filter,
@@ -20,8 +21,9 @@ from finchunk.retrieve.filters import (
     relax,
 )
 from finchunk.retrieve.hybrid import RRFParams, fusion_warnings, rrf_scores
+from finchunk.retrieve.kinds import Distinct
 from finchunk.retrieve.retriever import make_retriever
-from finchunk.retrieve.search import best_per_document, term_spans
+from finchunk.retrieve.search import term_spans
 
 METAS = [
     canonical_metadata({"emisor": "Repsol, S.A.", "anio": 2024, "tipo": "informe_anual"}),
@@ -116,8 +118,11 @@ def test_best_per_document_picks_each_documents_top_chunk():
     scores = np.array([1.0, 3.0, 2.0, 0.0, 5.0, 5.0], dtype=np.float32)
     docs = np.array([0, 0, 1, 1, 2, 2])
     ranking = Hits.top(scores, 10, np.flatnonzero(scores > 0))  # chunk 3 is not ranked
-    assert best_per_document(ranking, docs, 10) == [(4, 5.0), (1, 3.0), (2, 2.0)]
-    assert best_per_document(ranking, docs, 2) == [(4, 5.0), (1, 3.0)]
+    facts = ChunkFacts(docs, np.full(6, -1), np.full(6, 10))
+    per_doc = Delivery(Distinct.DOCUMENT)
+    assert deliver(ranking, 10, per_doc, facts) == [(4, 5.0), (1, 3.0), (2, 2.0)]
+    assert deliver(ranking, 2, per_doc, facts) == [(4, 5.0), (1, 3.0)]
+    assert deliver(ranking, 10, AS_RANKED, facts) == ranking.pairs()
 
 
 def test_term_spans_ignore_case_and_accents():

@@ -20,8 +20,8 @@ from typing import Any
 
 from finchunk.errors import InputError
 from finchunk.retrieve.filters import words
+from finchunk.retrieve.kinds import RetrieverKind
 from finchunk.retrieve.mentions import Issuer, MentionFinder, YearPolicy, periods
-from finchunk.retrieve.retriever import RetrieverKind
 from finchunk.retrieve.text import STOP_WORDS
 
 # --- what the question asks for ----------------------------------------------------------------
@@ -277,7 +277,7 @@ class AskOptions:
     facts: Path | None = None
     as_of: date | None = None
     k: int = 5
-    retriever: RetrieverKind = RetrieverKind.BM25
+    retriever: str = RetrieverKind.BM25.value  # any name the retriever factory knows
 
 
 # --- the fact path -----------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from finchunk.chunk import Fixed, Strategy, make_chunker
 from finchunk.chunk.tables import linearize_tables
 from finchunk.evaluate.corpus import Corpus, read_corpus
 from finchunk.evaluate.gold import gold_from_corpus
-from finchunk.evaluate.harness import Scope, Variant, VariantRun, evaluate_runs
+from finchunk.evaluate.harness import EvalSettings, Scope, Variant, VariantRun, evaluate_runs
 from finchunk.evaluate.measures import Budget, Chars, Delivered, Recall, score
 from finchunk.files import write_json
 
@@ -180,7 +180,7 @@ def run_linearised(corpus: Corpus, tick: Tick) -> Section:
 
 def run_filter(corpus: Corpus, report: dict[str, Any], tick: Tick) -> Section:
     variants = [Variant(s.value, make_chunker(s)) for s in STRATEGIES]
-    filtered, _ = evaluate_runs(corpus, variants, (5,), scope=Scope.DOCUMENT, on_question=tick)
+    filtered, _ = evaluate_runs(corpus, variants, (5,), EvalSettings(scope=Scope.DOCUMENT), tick)
     at5 = {(r["strategy"], r["header"]): r["recall"] for r in report["results"] if r["k"] == 5}
     table = [
         {

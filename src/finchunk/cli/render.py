@@ -77,6 +77,26 @@ def print_eval_tables(console: Console, report: dict[str, Any]) -> None:
         if table is not None:
             console.print(table)
     console.print(chunks_table(report))
+    if report.get("budgets"):
+        console.print(budgets_table(report))
+
+
+def budgets_table(report: dict[str, Any]) -> Table:
+    """Recall within each character budget, stopping at the first chunk that does not fit
+    and packing (skipping it)."""
+    t = Table(title="Recall within a character budget (chunks, chars delivered)")
+    for col in ("variant", "budget", "stop", "pack"):
+        t.add_column(col, justify="left" if col == "variant" else "right")
+    grid: dict[tuple[str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
+    for r in report["budgets"]:
+        grid[(variant_label(r), r["budget"])][r["packing"]] = r
+    for (label, budget), by in grid.items():
+        cells = [
+            f"{by[p]['recall']:.3f} ({by[p]['chunks']:.1f}, {by[p]['chars']:.0f})"
+            for p in ("stop", "skip")
+        ]
+        t.add_row(label, f"{budget:,}", *cells)
+    return t
 
 
 def print_alignment(console: Console, alignment: dict[str, Any]) -> None:

@@ -14,7 +14,15 @@ import typer
 from finchunk.chunk import Strategy
 from finchunk.cli.common import console, err_console, parse_list, stage_bars, user_errors
 from finchunk.errors import InputError
-from finchunk.retrieve.kinds import RetrieverKind
+from finchunk.retrieve.kinds import Distinct, RetrieverKind
+
+RetrieverOpt = Annotated[
+    str,
+    typer.Option(
+        help="Retriever: bm25, bm25-words, dense, hybrid, any registered name, or "
+        "FIRST/RERANKER@DEPTH (bm25/dense@50)."
+    ),
+]
 
 
 def index_cmd(
@@ -56,23 +64,41 @@ def search_cmd(
     index: Annotated[Path, typer.Argument(help="Index directory.")],
     question: Annotated[str, typer.Argument(help="The question.")],
     k: Annotated[int, typer.Option("-k", help="Results to return.")] = 5,
-    retriever: Annotated[RetrieverKind, typer.Option(help="Retriever.")] = RetrieverKind.BM25,
+    retriever: RetrieverOpt = RetrieverKind.BM25.value,
     filter_: Annotated[
         list[str] | None, typer.Option("--filter", help="FIELD=VALUE (issuer, year, doc_type).")
     ] = None,
     auto_filter: Annotated[bool, typer.Option(help="Filters from the question's names.")] = False,
-    per_document: Annotated[bool, typer.Option(help="Best chunk of each document.")] = False,
+    distinct: Annotated[
+        Distinct, typer.Option(help="At most one result per page or per document.")
+    ] = Distinct.NONE,
+    per_document: Annotated[
+        bool, typer.Option(help="Best chunk of each document (= --distinct document).")
+    ] = False,
+    per_entity: Annotated[
+        bool, typer.Option(help="A question naming several issuers gets their best in turn.")
+    ] = False,
+    budget: Annotated[
+        int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Search an index; every result cites its document and character spans."""
     from finchunk.cli.render import print_hits
+    from finchunk.retrieve.deliver import Delivery
     from finchunk.retrieve.filters import parse_filters
+    from finchunk.retrieve.retriever import parse_retriever
     from finchunk.retrieve.search import SearchOptions, search
     from finchunk.retrieve.store import Index
 
     with user_errors():
+        shown = Distinct.DOCUMENT if per_document else distinct
         opts = SearchOptions(
-            k, retriever, tuple(parse_filters(filter_ or [])), auto_filter, per_document
+            k,
+            parse_retriever(retriever),
+            tuple(parse_filters(filter_ or [])),
+            auto_filter,
+            Delivery(shown, per_entity, budget),
         )
         result = search(Index.open(index), question, opts)
         if json_out:
@@ -87,7 +113,7 @@ def ask_cmd(
     facts: Annotated[Path | None, typer.Option(help="Fact store (SQLite).")] = None,
     as_of: Annotated[str | None, typer.Option(help="Point in time YYYY-MM-DD.")] = None,
     k: Annotated[int, typer.Option("-k", help="Chunks for text answers.")] = 5,
-    retriever: Annotated[RetrieverKind, typer.Option(help="Retriever.")] = RetrieverKind.BM25,
+    retriever: RetrieverOpt = RetrieverKind.BM25.value,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Answer a figure question from the fact store, anything else with cited chunks."""

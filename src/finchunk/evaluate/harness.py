@@ -15,15 +15,20 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
+import numpy as np
+
 from finchunk.chunk import Chunker
+from finchunk.errors import InputError
 from finchunk.evaluate.corpus import Corpus
 from finchunk.evaluate.gold import GoldSet, gold_from_corpus
 from finchunk.evaluate.measures import (
     DEFAULT_THRESHOLD,
     NDCG,
     RR,
+    Budget,
     Chars,
     Complete,
+    Delivered,
     Measure,
     Recall,
     compare,
@@ -32,6 +37,7 @@ from finchunk.evaluate.measures import (
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk
+from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.retriever import RetrieverOptions
 
 IndexText = Callable[[Chunk], str]
@@ -60,6 +66,39 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class EvalSettings:
+    """How every variant is run and scored.
+
+    ``scope``/``auto_filter``: which documents a question searches; ``pad``: rankings
+    filled to k as the lesson's BM25 delivers; ``delivery``: distinct pages or documents, a
+    slot per entity, a delivery budget (:mod:`finchunk.retrieve.deliver`); ``budgets``:
+    character budgets to score every run at, stopping at the first chunk that does not fit
+    and packing (skipping it), in ``report["budgets"]``.
+    """
+
+    scope: Scope = Scope.CORPUS
+    auto_filter: bool = False
+    pad: bool = True
+    delivery: Delivery = AS_RANKED
+    threshold: float = DEFAULT_THRESHOLD
+    budgets: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 0 < self.threshold <= 1:
+            raise InputError(f"--threshold must be in (0, 1], got {self.threshold}")
+        if any(b < 1 for b in self.budgets):
+            raise InputError(f"budgets must be positive numbers of characters: {self.budgets}")
+
+    def depth(self, ks: Sequence[int]) -> int:
+        """How deep runs rank: the largest k, deeper when budgets are scored."""
+        return max(max(ks), BUDGET_DEPTH) if self.budgets else max(ks)
+
+
+#: Rank depth when budgets are scored (enough chunks to fill any sensible context budget).
+BUDGET_DEPTH = 50
+
+
+@dataclass(frozen=True)
 class VariantRun:
     """A variant's chunks, their delivered (= indexed) texts, and its run."""
 
@@ -73,25 +112,34 @@ def chunk_corpus(corpus: Corpus, chunker: Chunker) -> list[Chunk]:
     return [c for d in corpus.documents for c in chunker.chunk(d)]
 
 
-def queries(corpus: Corpus, scope: Scope = Scope.CORPUS, auto_filter: bool = False) -> list[Query]:
+def queries(
+    corpus: Corpus,
+    scope: Scope = Scope.CORPUS,
+    auto_filter: bool = False,
+    per_entity: bool = False,
+) -> list[Query]:
     """One query per answerable question: its own documents with ``scope=DOCUMENT``, the
-    documents its text names with ``auto_filter`` (the two combine)."""
-    named = _AutoFilter(corpus) if auto_filter else None
+    documents its text names with ``auto_filter`` (the two combine); with ``per_entity``,
+    the documents of each issuer it names."""
+    named = _Named(corpus) if auto_filter or per_entity else None
     out = []
     for q in corpus.answerable:
         docs: set[str] | None = None
         if scope is Scope.DOCUMENT and q.doc_ids:
             docs = set(q.doc_ids)
-        found = named.documents(q.text) if named else None
+        found = named.documents(q.text) if named and auto_filter else None
         if found is not None:
             docs = found if docs is None else docs & found
-        out.append(Query(q.id, q.text, None if docs is None else tuple(sorted(docs))))
+        entities = named.entities(q.text) if named and per_entity else ()
+        out.append(
+            Query(q.id, q.text, None if docs is None else tuple(sorted(docs)), False, entities)
+        )
     return out
 
 
-class _AutoFilter:
-    """The documents a question's text names (issuer, ticker, year, type); None when it
-    names nothing the corpus has."""
+class _Named:
+    """What a question's text names among the corpus's documents (issuer, ticker, year,
+    type), through the documents' metadata."""
 
     def __init__(self, corpus: Corpus) -> None:
         from finchunk.retrieve.filters import MetadataIndex, canonical_metadata
@@ -99,39 +147,46 @@ class _AutoFilter:
         self.ids = [d.id for d in corpus.documents]
         self.index = MetadataIndex([canonical_metadata(d.metadata) for d in corpus.documents])
 
+    def _ids(self, keep: np.ndarray) -> tuple[str, ...]:
+        return tuple(d for d, k in zip(self.ids, keep.tolist(), strict=True) if k)
+
     def documents(self, question: str) -> set[str] | None:
+        """The documents the automatic filter keeps; None when it names nothing."""
         found = self.index.relax(self.index.auto_filters(question))
-        if not found:
-            return None
-        keep = self.index.mask(found)
-        return {d for d, k in zip(self.ids, keep.tolist(), strict=True) if k}
+        return set(self._ids(self.index.mask(found))) if found else None
+
+    def entities(self, question: str) -> tuple[tuple[str, ...], ...]:
+        """The documents of each issuer the question names (issuers with documents)."""
+        from finchunk.retrieve.filters import Filter
+
+        issuers = self.index.mentions(question).issuers
+        groups = (self._ids(self.index.mask([Filter("issuer", i)])) for i in issuers)
+        return tuple(g for g in groups if g)
 
 
 def run_variant(
     corpus: Corpus,
     variant: Variant,
     k: int,
-    *,
-    scope: Scope = Scope.CORPUS,
-    auto_filter: bool = False,
-    pad: bool = True,
+    settings: EvalSettings = EvalSettings(),
     on_question: Tick | None = None,
 ) -> VariantRun:
-    """Chunk the corpus with ``variant`` and rank the top ``k`` chunks of every question
-    (``pad``: always k chunks, as the lesson's BM25 delivers; see :func:`rank`)."""
+    """Chunk the corpus with ``variant`` and rank the top ``k`` chunks of every question."""
     chunks = tuple(chunk_corpus(corpus, variant.chunker))
     to_text = variant.index_text
     texts = tuple(to_text(c) if to_text else c.text for c in chunks)
+    s = settings
     run = rank(
-        queries(corpus, scope, auto_filter),
+        queries(corpus, s.scope, s.auto_filter, s.delivery.per_entity),
         chunks,
         variant.retriever,
         k,
         texts=texts,
         options=RetrieverOptions(embedder=variant.embedder),
         name=variant.name,
-        params={"strategy": variant.strategy, "header": variant.header, "scope": scope.value},
-        pad=pad,
+        params={"strategy": variant.strategy, "header": variant.header, "scope": s.scope.value},
+        pad=s.pad,
+        delivery=s.delivery,
         on_query=on_question,
     )
     return VariantRun(variant, chunks, texts, run)
@@ -213,15 +268,33 @@ def comparison_rows(
     return rows
 
 
+def budget_rows(vr: VariantRun, gold: GoldSet, settings: EvalSettings) -> list[dict[str, Any]]:
+    """Per budget: recall, chunks and characters delivered when delivery stops at the first
+    chunk that does not fit, and when it packs (skips it and goes on)."""
+    rows = []
+    for chars in settings.budgets:
+        for skip in (False, True):
+            cut = Budget(chars, skip)
+            ms = (Recall(cut, settings.threshold), Delivered(cut), Chars(cut))
+            s = score(vr.run, gold, ms)
+            rows.append(
+                {
+                    **_variant_keys(vr.variant),
+                    "budget": chars,
+                    "packing": "skip" if skip else "stop",
+                    "recall": round(s.mean(ms[0]), 4),
+                    "chunks": round(s.mean(ms[1]), 2),
+                    "chars": round(s.mean(ms[2]), 1),
+                }
+            )
+    return rows
+
+
 def evaluate_runs(
     corpus: Corpus,
     variants: Sequence[Variant],
     ks: Sequence[int],
-    *,
-    threshold: float = DEFAULT_THRESHOLD,
-    scope: Scope = Scope.CORPUS,
-    auto_filter: bool = False,
-    pad: bool = True,
+    settings: EvalSettings = EvalSettings(),
     on_question: Tick | None = None,
 ) -> tuple[dict[str, Any], list[VariantRun]]:
     """The report ``finchunk eval --json`` writes, and the runs behind it."""
@@ -230,22 +303,16 @@ def evaluate_runs(
     report["chunks"] = []
     runs = []
     for v in variants:
-        vr = run_variant(
-            corpus,
-            v,
-            max(ks),
-            scope=scope,
-            auto_filter=auto_filter,
-            pad=pad,
-            on_question=on_question,
-        )
-        results, by_type = result_rows(vr, gold, ks, threshold)
+        vr = run_variant(corpus, v, settings.depth(ks), settings, on_question)
+        results, by_type = result_rows(vr, gold, ks, settings.threshold)
         report["results"].extend(results)
         report["by_type"].extend(by_type)
         report["chunks"].append(chunk_row(vr))
+        if settings.budgets:
+            report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings))
         runs.append(vr)
     compare_k = 5 if 5 in ks else max(ks)
-    report["comparisons"] = comparison_rows(runs, gold, compare_k, threshold)
+    report["comparisons"] = comparison_rows(runs, gold, compare_k, settings.threshold)
     return report, runs
 
 
@@ -253,22 +320,8 @@ def evaluate(
     corpus: Corpus,
     variants: Sequence[Variant],
     ks: Sequence[int],
-    *,
-    threshold: float = DEFAULT_THRESHOLD,
-    scope: Scope = Scope.CORPUS,
-    auto_filter: bool = False,
-    pad: bool = True,
+    settings: EvalSettings = EvalSettings(),
     on_question: Tick | None = None,
 ) -> dict[str, Any]:
     """The report ``finchunk eval --json`` writes."""
-    report, _ = evaluate_runs(
-        corpus,
-        variants,
-        ks,
-        threshold=threshold,
-        scope=scope,
-        auto_filter=auto_filter,
-        pad=pad,
-        on_question=on_question,
-    )
-    return report
+    return evaluate_runs(corpus, variants, ks, settings, on_question)[0]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -29,6 +29,7 @@ from finchunk.errors import InputError
 from finchunk.files import atomic_write_text
 from finchunk.model import Chunk, Span
 from finchunk.retrieve.base import Hits, Retriever
+from finchunk.retrieve.deliver import AS_RANKED, ChunkFacts, Delivery, deliver, interleave
 from finchunk.retrieve.retriever import (
     InMemoryTexts,
     RetrieverOptions,
@@ -115,6 +116,8 @@ class Query:
     text: str
     docs: tuple[str, ...] | None = None
     isolated: bool = False
+    #: The documents of each entity the question names, for per-entity delivery.
+    entities: tuple[tuple[str, ...], ...] = ()
 
 
 class _Ranker:
@@ -137,6 +140,11 @@ class _Ranker:
         )
         self._shared: Retriever | None = None
         self._isolated: dict[tuple[str, ...], tuple[np.ndarray, Retriever]] = {}
+        self.facts = ChunkFacts(
+            self.chunk_doc,
+            np.fromiter((c.pages[0] if c.pages else -1 for c in chunks), np.int64, len(chunks)),
+            np.fromiter((len(t) for t in texts), np.int64, len(texts)),
+        )
 
     def shared(self) -> Retriever:
         if self._shared is None:
@@ -181,6 +189,21 @@ class _Ranker:
         order = np.lexsort((positions, -scores))
         return Hits(positions[order], scores[order])
 
+    def delivered(self, q: Query, k: int, delivery: Delivery) -> Hits:
+        """What ``delivery`` makes of the query's ranking (one ranking per entity when it
+        names several and delivery is per entity)."""
+        depth = delivery.depth(k, len(self.chunks))
+        if delivery.per_entity and len(q.entities) > 1:
+            own = None if q.docs is None else set(q.docs)
+            rankings = [
+                self.hits(replace(q, docs=tuple(d for d in e if own is None or d in own)), depth)[0]
+                for e in q.entities
+            ]
+            hits = interleave(rankings)
+        else:
+            hits = self.hits(q, depth)[0]
+        return deliver(hits, k, delivery, self.facts)
+
     def ranking(self, hits: Hits) -> tuple[ScoredChunk, ...]:
         out = []
         for rank, (i, score) in enumerate(hits, 1):
@@ -203,6 +226,7 @@ def rank(
     name: str | None = None,
     params: Mapping[str, Any] | None = None,
     pad: bool = False,
+    delivery: Delivery = AS_RANKED,
     on_query: Callable[[], None] | None = None,
 ) -> Run:
     """The top ``k`` chunks for every query, as a :class:`Run`.
@@ -212,7 +236,9 @@ def rank(
     vectors between calls over the same texts (several scopes or retrievers). ``pad``
     fills a ranking shorter than ``k`` (BM25 ranks only texts sharing a query term) with the
     other chunks the query could reach, in chunk order, scored 0: the lesson's evaluation
-    (rank_bm25's top n) delivers k chunks whatever they match.
+    (rank_bm25's top n) delivers k chunks whatever they match. ``delivery`` (distinct pages
+    or documents, a slot per entity, a character budget: :mod:`finchunk.retrieve.deliver`)
+    decides what of each ranking is delivered; rankings are then not padded.
     """
     if texts is None:
         texts = source.texts if source is not None else [c.text for c in chunks]
@@ -222,11 +248,21 @@ def rank(
     ranker = _Ranker(chunks, texts, spec, options or RetrieverOptions(), source)
     rankings: dict[str, tuple[ScoredChunk, ...]] = {}
     for q in queries:
-        hits, reachable = ranker.hits(q, k)
-        rankings[q.id] = ranker.ranking(ranker.padded(hits, reachable, k) if pad else hits)
+        if not delivery.plain:
+            hits = ranker.delivered(q, k, delivery)
+        else:
+            hits, reachable = ranker.hits(q, k)
+            hits = ranker.padded(hits, reachable, k) if pad else hits
+        rankings[q.id] = ranker.ranking(hits)
         if on_query:
             on_query()
-    info = {"retriever": str(spec), "k": k, "pad": pad, **(params or {})}
+    info = {"retriever": str(spec), "k": k, "pad": pad and delivery.plain, **(params or {})}
+    if not delivery.plain:
+        info["delivery"] = {
+            "distinct": delivery.distinct.value,
+            "per_entity": delivery.per_entity,
+            "budget": delivery.budget,
+        }
     return Run(name or str(spec), rankings, info)
 
 

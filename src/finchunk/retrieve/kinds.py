@@ -1,6 +1,7 @@
-"""The built-in retriever names, apart from the retrievers themselves so that naming one (a
-CLI option) does not import numpy or an index. :mod:`finchunk.retrieve.retriever` registers
-a factory for each."""
+"""Names for retrieval choices, apart from the code that implements them so that naming one
+(a CLI option) does not import numpy or an index: the built-in retrievers
+(:mod:`finchunk.retrieve.retriever` registers a factory for each) and what delivery keeps
+distinct (:mod:`finchunk.retrieve.deliver`)."""
 
 from __future__ import annotations
 
@@ -15,3 +16,11 @@ class RetrieverKind(StrEnum):
     BM25_FIN = "bm25-fin"  # query expansion tuned on FinanceBench: label its figures so
     DENSE = "dense"
     HYBRID = "hybrid"
+
+
+class Distinct(StrEnum):
+    """At most one delivered chunk per …"""
+
+    NONE = "none"
+    PAGE = "page"  # page of a document (a chunk's first page)
+    DOCUMENT = "document"

@@ -15,9 +15,11 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.records import ChunkRecord
-from finchunk.retrieve.base import Hits
+from finchunk.retrieve.base import Hits, Retriever
+from finchunk.retrieve.deliver import AS_RANKED, Delivery, deliver, interleave
 from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import Filter
+from finchunk.retrieve.kinds import Distinct
 from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec, parse_retriever
 from finchunk.retrieve.store import Index
 from finchunk.retrieve.text import normalize, query_terms
@@ -34,7 +36,7 @@ class SearchOptions:
     retriever: RetrieverSpec | RetrieverKind | str = RetrieverKind.BM25
     filters: tuple[Filter, ...] = ()
     auto_filter: bool = False
-    per_document: bool = False
+    delivery: Delivery = AS_RANKED  # distinct pages/documents, per entity, a budget
 
 
 @dataclass(frozen=True)
@@ -127,12 +129,41 @@ def chunk_mask(index: Index, filters: Sequence[Filter]) -> np.ndarray | None:
     return index.meta_index.mask(filters)[index.chunk_doc]
 
 
-def best_per_document(hits: Hits, chunk_doc: np.ndarray, k: int) -> Hits:
-    """From a ranking, the best chunk of each document (ties: the first chunk), for the
-    ``k`` best documents."""
-    docs = chunk_doc[hits.positions]
-    _, first = np.unique(docs, return_index=True)
-    return hits.take(np.sort(first)[:k])
+def _entity_masks(index: Index, query: str, mask: np.ndarray | None) -> list[np.ndarray]:
+    """One chunk mask per issuer the question names (within ``mask``)."""
+    meta = index.meta_index
+    out = []
+    for issuer in meta.mentions(query).issuers:
+        m = meta.mask([Filter("issuer", issuer)])[index.chunk_doc]
+        m = m if mask is None else m & mask
+        if m.any():
+            out.append(m)
+    return out
+
+
+def _delivered(
+    index: Index,
+    retriever: Retriever,
+    query: str,
+    k: int,
+    mask: np.ndarray | None,
+    delivery: Delivery,
+    notes: list[str],
+) -> Hits:
+    depth = delivery.depth(k, index.size)
+    masks = _entity_masks(index, query, mask) if delivery.per_entity else []
+    if len(masks) > 1:
+        hits = interleave([retriever.search(query, depth, m) for m in masks])
+        notes.append(f"per-entity: the best chunks of {len(masks)} issuers in turn")
+    else:
+        hits = retriever.search(query, depth, mask)
+    out = deliver(hits, k, delivery, index.chunk_facts)
+    if delivery.distinct is not Distinct.NONE:
+        notes.append(f"distinct: at most one chunk per {delivery.distinct.value}")
+    if delivery.budget is not None:
+        used = sum(int(index.chunk_facts.length[p]) for p in out.positions.tolist())
+        notes.append(f"budget: {len(out)} chunk(s), {used:,} of {delivery.budget:,} characters")
+    return out
 
 
 def search(
@@ -154,13 +185,12 @@ def search(
         notes.append("no document matches the filters " + ", ".join(map(str, filters)))
         return result
     retriever = index.retriever(spec, embedder)
-    if options.per_document:
-        ranked = best_per_document(
-            retriever.search(query, index.size, mask), index.chunk_doc, options.k
-        )
-        notes.append(f"per-document: best chunk of each of {len(ranked)} document(s)")
-    else:
+    if options.delivery.plain:
         ranked = retriever.search(query, options.k, mask)
+    else:
+        ranked = _delivered(index, retriever, query, options.k, mask, options.delivery, notes)
+    if len(ranked) < options.k:
+        notes.append(f"{len(ranked)} of k={options.k}: no other chunk matches the question")
     result.hits = [_hit(index, r + 1, i, s) for r, (i, s) in enumerate(ranked)]
     return result
 

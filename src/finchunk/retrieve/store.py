@@ -41,6 +41,7 @@ from finchunk.records import ChunkRecord
 from finchunk.retrieve.analyzers import PLAIN, Analyzer, AnalyzerName
 from finchunk.retrieve.base import Retriever
 from finchunk.retrieve.bm25 import BM25Params
+from finchunk.retrieve.deliver import ChunkFacts
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.filters import MetadataIndex
 from finchunk.retrieve.lexical import LexicalIndex
@@ -260,6 +261,16 @@ class Index:
         """Per chunk, the position of its document in ``manifest.documents``."""
         counts = [d.chunks for d in self.manifest.documents]
         return np.repeat(np.arange(len(counts)), counts)
+
+    @cached_property
+    def chunk_facts(self) -> ChunkFacts:
+        """Per chunk: its document's position, its first page (-1: none), its text length."""
+        pages = self.chunks.column("page").to_pylist()
+        return ChunkFacts(
+            self.chunk_doc,
+            np.array([-1 if p is None else p for p in pages], dtype=np.int64),
+            np.array([len(t) for t in self.texts], dtype=np.int64),
+        )
 
     def chunk(self, i: int) -> ChunkRecord:
         """The record of the chunk at row ``i``."""
