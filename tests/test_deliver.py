@@ -53,7 +53,11 @@ def _corpus() -> list[Document]:
 
     return [
         doc("alfa", "Alfa Energía", "ingresos, ingresos.\n\ningresos y más ingresos.\n"),
-        doc("beta", "Beta Banco", "los ingresos del banco, en un año de tipos altos y de mucha competencia.\n"),
+        doc(
+            "beta",
+            "Beta Banco",
+            "los ingresos del banco, en un año de tipos altos y de mucha competencia.\n",
+        ),
     ]
 
 
