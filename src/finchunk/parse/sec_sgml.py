@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from finchunk.parse.html_walk import Block, Cell, Para, RawTable
+from finchunk.parse.sec_patterns import PLAIN_HEADING_RE
 
 _SGML_START = re.compile(r"<(?:SEC-DOCUMENT|SEC-HEADER|IMS-HEADER|DOCUMENT)>", re.I)
 _HEADER = re.compile(r"<(SEC-HEADER|IMS-HEADER)>(.*?)</\1>", re.S | re.I)
@@ -61,7 +62,6 @@ def split_submission(text: str) -> Submission:
 # -- plain text ---------------------------------------------------------------------------
 _RULE = re.compile(r"^[\s\-=_*.]*$")
 _TAG_LINE = re.compile(r"^\s*</?(?:CAPTION|S|C|FN|TABLE|PAGE)>\s*$", re.I)
-_HEADING_LINE = re.compile(r"^\s*(?:PART\s+[IV]+\b|ITEMS?\s+\d{1,2}[A-D]?\b)", re.I)
 _COLS = re.compile(r"\S+(?: \S+)*")
 
 
@@ -108,7 +108,7 @@ def plain_text_blocks(text: str, page: int = 1) -> tuple[list[Block], int]:
 def _prose(lines: list[str], page: int) -> list[Para]:
     """A group of lines: a heading line (Part/Item, short upper-case) or a paragraph."""
     first = lines[0].strip()
-    if _HEADING_LINE.match(first):
+    if PLAIN_HEADING_RE.match(first):
         if len(lines) <= 3 and all(ln.strip().upper() == ln.strip() for ln in lines):
             return [Para(text=" ".join(" ".join(ln.split()) for ln in lines), bold=1.0, page=page)]
         return [Para(text=" ".join(first.split()), bold=1.0, page=page), *_prose(lines[1:], page)]
