@@ -15,8 +15,8 @@ from finchunk.parse.html_walk import Anchor, Block, Cell, Para, RawTable
 from finchunk.parse.sec_patterns import (
     BULLET_RE,
     CELL_MARK_RE,
-    HTML_PAGE_NUMBER,
     NOTE_RE,
+    PAGE_NUMBER_RE,
     TOC_PAGE_RE,
     FurnitureRule,
     PageEdges,
@@ -29,7 +29,7 @@ _FURNITURE_MAX = 120
 #: quarter); page numbers go by shape. Counting by break and no sequence check keep the
 #: parsed output of real filings as it was (both would change it; see FurnitureRule).
 FURNITURE = FurnitureRule(
-    HTML_PAGE_NUMBER,
+    PAGE_NUMBER_RE,
     every=10,
     sentence_every=4,
     max_chars=_FURNITURE_MAX,

@@ -26,10 +26,10 @@ from enum import Enum
 from finchunk.model import ElementKind
 from finchunk.parse.sec_patterns import (
     LABEL_NUMBER_RE,
+    PAGE_NUMBER_RE,
+    PART_RE,
     PDF_ITEM_RE,
     PDF_NOTE_RE,
-    PDF_PAGE_NUMBER,
-    PDF_PART_RE,
     FurnitureRule,
     PageEdges,
     is_toc_line,
@@ -47,7 +47,7 @@ _TERMINALS = frozenset(".!?:;")
 #: by page and no sequence check keep the parsed output of the FinanceBench PDFs as it was
 #: (both would change it; see FurnitureRule).
 _FURNITURE = FurnitureRule(
-    PDF_PAGE_NUMBER, every=4, sentence_every=4, max_chars=150, sequence=False, count_by="page"
+    PAGE_NUMBER_RE, every=4, sentence_every=4, max_chars=150, sequence=False, count_by="page"
 )
 
 
@@ -164,7 +164,7 @@ def heading_rank(line: Line) -> HeadingRank | None:
     t = line.text
     if line.nums >= 2 or len(t) > 120:
         return None
-    if PDF_PART_RE.match(t) and len(t) <= 80 and (line.bold or t[:4].isupper()):
+    if PART_RE.match(t) and len(t) <= 80 and (line.bold or t[:4].isupper()):
         return HeadingRank.PART
     if PDF_ITEM_RE.match(t) and (line.bold or t[:4].isupper()):
         return HeadingRank.ITEM

@@ -4,12 +4,12 @@
   "ITEM 7A –", "Items 10-14" (:data:`ITEM_RE`), :func:`heading_key`;
 * tables of contents: "Item 7 … 45" and dot-leader lines (:func:`is_toc_line`);
 * note marks: "(1)", "(a)", "*", "†", "¹" (:func:`note_re`, :func:`sup_mark`);
-* page numbers: "12", "Page 3 of 9", "- 12 -", "ii", "F-12" (:func:`page_number_re`,
+* page numbers: "12", "Page 3 of 9", "- 12 -", "ii", "F-12" (:data:`PAGE_NUMBER_RE`,
   :func:`page_value`);
 * page furniture (running headers, footers, page numbers): :class:`FurnitureRule`.
 
-Where formats differ (which note marks or page-number forms they accept, how often a
-repeated line must recur) the difference is a parameter here, named at the caller.
+Where formats differ (which note marks they accept, how a repeated line is counted, how
+often it must recur) the difference is a parameter here, named at the caller.
 Every pattern is linear: no nested quantifiers over overlapping classes, anchored or
 bounded repetition only.
 """
@@ -36,11 +36,10 @@ ITEM_RE = re.compile(
 ITEM_OR_PART_START = re.compile(r"^(?:item|part)\b", re.I)
 #: The number line of a label split over two lines ("Item" / "1A. Risk Factors").
 LABEL_NUMBER_RE = re.compile(r"^(?:\d{1,2}[a-c]?|iv|v|i{1,3})\b[.:]?", re.I)
-#: A PDF line opening with a Part or Item label (any letter suffix: "Item 1A", "item 9b").
-PDF_PART_RE = re.compile(r"^part\s+(?:iv|v|i{1,3})\b", re.I)
+#: A PDF line opening with an Item label: "Item" only, any letter suffix ("item 9b"). A
+#: plural "ITEMS 10, 11, 12 and 13." line stays a level-3 heading in PDFs: taking it for an
+#: Item (as :data:`ITEM_RE` does) would change the parsed FinanceBench output.
 PDF_ITEM_RE = re.compile(r"^item\s*\d{1,2}[a-z]?\b", re.I)
-#: A fixed-width (SGML plain text) heading line, leading spaces allowed.
-PLAIN_HEADING_RE = re.compile(r"^\s*(?:PART\s+[IV]+\b|ITEMS?\s+\d{1,2}[A-D]?\b)", re.I)
 #: A heading line that ends in a page number ("Item 7. MD&A 45"): a TOC entry.
 TRAILING_PAGE_RE = re.compile(r"\s\d{1,3}$")
 
@@ -110,26 +109,15 @@ BULLET_RE = re.compile(r"(?:[•●◦▪■□○·‣\-–—o*]|\(?[0-9]{1,2}
 # --- page numbers --------------------------------------------------------------------------
 
 
-def page_number_re(*, digits: int, spaced_letter: bool, pipe: bool) -> re.Pattern[str]:
-    """A whole line (use ``fullmatch``) that is a page number.
-
-    "12", "Page 12", "- 12 -", "Page 3 of 9", "ii" (up to seven of i v x l c), "F-12" (one
-    or two letters; "F - 12" too with ``spaced_letter``) and, with ``pipe``, a running
-    footer ending in one ("Apple Inc. | 2024 Form 10-K | 21"). ``digits``: at most this
-    many digits in a bare number and in "of N".
-    """
-    sp = r"\s?" if spaced_letter else ""
-    core = rf"(?:\d{{1,{digits}}}|[ivxlc]{{1,7}}|[a-z]{{1,2}}{sp}-\s?\d{{1,3}})"
-    form = rf"(?:page\s+)?[-–—]?\s*{core}\s*[-–—]?(?:\s+of\s+\d{{1,{digits}}})?"
-    if pipe:
-        form = rf"{form}|.{{0,80}}\|\s*\d{{1,3}}"
-    return re.compile(form, re.I)
-
-
-#: Page numbers at HTML page breaks: up to three digits, "Company | Form 10-K | 21".
-HTML_PAGE_NUMBER = page_number_re(digits=3, spaced_letter=False, pipe=True)
-#: Page numbers at the top or bottom of a PDF page: up to four digits, "F - 12".
-PDF_PAGE_NUMBER = page_number_re(digits=4, spaced_letter=True, pipe=False)
+#: A whole line (use ``fullmatch``) that is a page number: "12", "Page 12", "- 12 -",
+#: "Page 3 of 9", "ii" (up to seven of i v x l c: see :func:`page_value` for well-formed
+#: ones), "F-12" / "F - 12" (one or two letters), or a running footer ending in one
+#: ("Apple Inc. | 2024 Form 10-K | 21").
+PAGE_NUMBER_RE = re.compile(
+    r"(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,7}|[a-z]{1,2}\s?-\s?\d{1,3})\s*[-–—]?"
+    r"(?:\s+of\s+\d{1,4})?|.{0,80}\|\s*\d{1,3}",
+    re.I,
+)
 #: The page column of a table-of-contents row: "12", "ii", "F-3".
 TOC_PAGE_RE = re.compile(r"(?:\d{1,3}|[ivxlc]{1,6}|[A-Z]-\d{1,3}|F-\d{1,3})", re.I)
 
