@@ -17,7 +17,6 @@ from finchunk.parse.sec_patterns import (
     CELL_MARK_RE,
     NOTE_RE,
     PAGE_NUMBER_RE,
-    TOC_PAGE_RE,
     FurnitureRule,
     PageEdges,
     heading_key,
@@ -75,7 +74,7 @@ def _toc_entries(rows: list[list[Cell]], toc: dict[str, list[str]]) -> None:
     pending: list[str] = []
     for row in rows:
         texts = [t for t in (c.text for c in row) if t]
-        if len(texts) > 1 and TOC_PAGE_RE.fullmatch(texts[-1]):
+        if len(texts) > 1 and PAGE_NUMBER_RE.fullmatch(texts[-1]):
             texts.pop()
         label = " ".join(texts)
         if not texts or len(label) > 200 or heading_key(label) is None:

@@ -13,7 +13,7 @@ from bisect import bisect_left
 from enum import StrEnum
 
 from finchunk.parse.html_walk import Cell
-from finchunk.parse.sec_patterns import BULLET_RE, ITEM_OR_PART_START, TOC_PAGE_RE
+from finchunk.parse.sec_patterns import BULLET_RE, ITEM_OR_PART_START, PAGE_NUMBER_RE
 
 _BEFORE = re.compile(r"(?:\$|\(|\(\$|\$\(|€|£|¥|US\$|C\$|R\$)")
 _AFTER = re.compile(r"(?:\)|%|\)%|%\)|\)\s*%)")
@@ -139,7 +139,7 @@ def _is_toc(rows: list[list[Cell]], grid: list[list[str]]) -> bool:
         filled = [c for c in row if c]
         if (
             len(filled) >= 2
-            and TOC_PAGE_RE.fullmatch(filled[-1])
+            and PAGE_NUMBER_RE.fullmatch(filled[-1])
             and ITEM_OR_PART_START.match(filled[0])
         ):
             paged += 1

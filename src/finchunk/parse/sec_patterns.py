@@ -118,8 +118,6 @@ PAGE_NUMBER_RE = re.compile(
     r"(?:\s+of\s+\d{1,4})?|.{0,80}\|\s*\d{1,3}",
     re.I,
 )
-#: The page column of a table-of-contents row: "12", "ii", "F-3".
-TOC_PAGE_RE = re.compile(r"(?:\d{1,3}|[ivxlc]{1,6}|[A-Z]-\d{1,3}|F-\d{1,3})", re.I)
 
 _ROMAN = re.compile(r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})", re.I)
 _ROMAN_VALUE = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
