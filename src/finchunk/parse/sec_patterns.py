@@ -113,9 +113,14 @@ BULLET_RE = re.compile(r"(?:[•●◦▪■□○·‣\-–—o*]|\(?[0-9]{1,2}
 #: "Page 3 of 9", "ii" (up to seven of i v x l c: see :func:`page_value` for well-formed
 #: ones), "F-12" / "F - 12" (one or two letters), or a running footer ending in one
 #: ("Apple Inc. | 2024 Form 10-K | 21").
+_PAGE_CORE = r"(?:\d{1,4}|[ivxlc]{1,7}|[a-z]{1,2}\s?-\s?\d{1,3})"
+_OF_N = r"\s+of\s+\d{1,4}"
+# Written so that no two space runs meet ("page\s+" then "\s*" rescanned a run of spaces
+# once per split: quadratic); the lines it accepts are those of
+# (?:page\s+)?[-–—]?\s*CORE\s*[-–—]?(?:\s+of\s+\d{1,4})?  or  .{0,80}\|\s*\d{1,3}.
 PAGE_NUMBER_RE = re.compile(
-    r"(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,7}|[a-z]{1,2}\s?-\s?\d{1,3})\s*[-–—]?"
-    r"(?:\s+of\s+\d{1,4})?|.{0,80}\|\s*\d{1,3}",
+    rf"(?:page\s(?:\s*[-–—])?|[-–—])?\s*{_PAGE_CORE}(?:\s*[-–—](?:{_OF_N})?|{_OF_N}|\s*)"
+    r"|.{0,80}\|\s*\d{1,3}",
     re.I,
 )
 
@@ -123,7 +128,7 @@ _ROMAN = re.compile(r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3
 _ROMAN_VALUE = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _NUMBER_IN = re.compile(r"(?:([a-z]{1,2})\s?-\s?)?(\d{1,4})", re.I)
 _ROMAN_IN = re.compile(r"[ivxlc]{1,7}", re.I)
-_OF = re.compile(r"\s+of\s+", re.I)
+_OF = re.compile(r"\sof\s", re.I)
 
 
 def roman_value(text: str) -> int | None:
