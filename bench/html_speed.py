@@ -16,7 +16,7 @@ from pathlib import Path
 
 from finchunk.model import ElementKind
 from finchunk.parse.html import parse_html_file
-from finchunk.parse.html_patterns import heading_key
+from finchunk.parse.sec_patterns import heading_key
 
 _DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -10,7 +10,7 @@ import pytest
 
 from finchunk.model import Document, ElementKind
 from finchunk.parse.html import parse_html_file
-from finchunk.parse.html_patterns import heading_key
+from finchunk.parse.sec_patterns import heading_key
 from tests.conftest import shared_data_dir
 
 H = ElementKind.HEADING

@@ -8,22 +8,33 @@ next to page breaks are dropped.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from dataclasses import dataclass
 
-from finchunk.parse.html_patterns import BULLET_RE, NOTE_RE, heading_key
-from finchunk.parse.html_table import PAGE_NO, TableKind, classify, compact_grid, markdown_rows
+from finchunk.parse.html_table import TableKind, classify, compact_grid, markdown_rows
 from finchunk.parse.html_walk import Anchor, Block, Cell, Para, RawTable
-
-_CELL_MARK = re.compile(r"\((\d{1,2}|[a-z])\)$|(\*{1,3}|[†‡§])$")
-_PAGE_NUMBER = re.compile(
-    r"(?:page\s+)?[-–—]?\s*(?:\d{1,3}|[ivxlc]{1,7}|[A-Z]{1,2}-\s?\d{1,3})\s*[-–—]?"
-    r"(?:\s+of\s+\d{1,3})?|.{0,80}\|\s*\d{1,3}",
-    re.I,
+from finchunk.parse.sec_patterns import (
+    BULLET_RE,
+    CELL_MARK_RE,
+    NOTE_RE,
+    PAGE_NUMBER_RE,
+    FurnitureRule,
+    PageEdges,
+    heading_key,
 )
+
 _GLYPHS = "•●◦▪■□○·‣"
 _FURNITURE_MAX = 120
+#: A line repeated next to 3 page breaks and a tenth of them is furniture (a sentence: a
+#: quarter); page numbers go by shape. Counting by break and no sequence check keep the
+#: parsed output of real filings as it was (both would change it; see FurnitureRule).
+FURNITURE = FurnitureRule(
+    PAGE_NUMBER_RE,
+    every=10,
+    sentence_every=4,
+    max_chars=_FURNITURE_MAX,
+    sequence=False,
+    count_by="break",
+)
 _SENTENCE_END = frozenset('.!?:;"”)')
 
 
@@ -63,7 +74,7 @@ def _toc_entries(rows: list[list[Cell]], toc: dict[str, list[str]]) -> None:
     pending: list[str] = []
     for row in rows:
         texts = [t for t in (c.text for c in row) if t]
-        if len(texts) > 1 and PAGE_NO.fullmatch(texts[-1]):
+        if len(texts) > 1 and PAGE_NUMBER_RE.fullmatch(texts[-1]):
             texts.pop()
         label = " ".join(texts)
         if not texts or len(label) > 200 or heading_key(label) is None:
@@ -137,7 +148,7 @@ def _data_table(t: RawTable, grid: list[list[str]]) -> list[Item]:
     marks: dict[str, None] = {}
     for row in grid:
         for cell in row:
-            m = _CELL_MARK.search(cell)
+            m = CELL_MARK_RE.search(cell)
             if m:
                 marks[m.group(1) or m.group(2)] = None
     for row in t.rows:
@@ -209,34 +220,23 @@ def drop_furniture(items: list[Item], passes: int = 3) -> list[Item]:
 def _drop_furniture_once(items: list[Item]) -> list[Item]:
     """Drop page numbers and running headers/footers found next to page breaks.
 
-    A short paragraph just before or after a break is furniture when it is a page number
-    ("12", "F-3", "ii", "Apple Inc. | 2024 Form 10-K | 21") or when the same text (digits
-    ignored) sits next to at least three breaks and a tenth of them.
+    The short paragraphs just before and after each break are a page's edges (the first
+    page's top is the cover: not looked at); :data:`FURNITURE` decides which are furniture.
     """
-    edges = _page_edges(items)
-    if not edges:
+    pages = _pages(items)
+    if len(pages) < 2:
         return items
-    keys: dict[int, str] = {}
-    counts: Counter[str] = Counter()
+    edges: list[PageEdges] = []
+    where: list[tuple[list[int], list[int]]] = []
+    for n, (first, last) in enumerate(pages):
+        top = _short_run(items, first, 1) if n else []
+        bottom = _short_run(items, last, -1)
+        where.append((top, bottom))
+        edges.append(PageEdges(_texts(items, top), _texts(items, bottom)))
     drop: set[int] = set()
-    for edge in edges:
-        seen: set[str] = set()
-        for i in edge:
-            text = items[i].text  # type: ignore[union-attr]
-            if _PAGE_NUMBER.fullmatch(text):
-                drop.add(i)
-                continue
-            key = re.sub(r"\d+", "#", text.lower())
-            keys[i] = key
-            if key not in seen:
-                seen.add(key)
-                counts[key] += 1
-    need = max(3, len(edges) // 10)
-    for i, key in keys.items():
-        n = counts[key]
-        # A repeated sentence ("Not applicable.") needs to run on a quarter of the pages.
-        if n >= need and (not key.endswith(".") or n >= max(need, len(edges) // 4)):
-            drop.add(i)
+    for (top, bottom), (in_top, in_bottom) in zip(where, FURNITURE.decide(edges), strict=True):
+        drop.update(top[i] for i in in_top)
+        drop.update(bottom[i] for i in in_bottom)
     return [it for i, it in enumerate(items) if i not in drop]
 
 
@@ -270,17 +270,19 @@ def join_split_paragraphs(items: list[Item]) -> list[Item]:
     return out
 
 
-def _page_edges(items: list[Item]) -> list[list[int]]:
-    """For each page break, the short paragraphs around it (up to three each side)."""
-    edges: list[list[int]] = []
-    n = len(items)
-    for i in range(n - 1):
-        if items[i].page == items[i + 1].page:
-            continue
-        edges.append(_short_run(items, i, -1) + _short_run(items, i + 1, 1))
-    if edges:
-        edges.append(_short_run(items, n - 1, -1))
-    return edges
+def _pages(items: list[Item]) -> list[tuple[int, int]]:
+    """The (first, last) item indexes of each page, in order."""
+    out: list[tuple[int, int]] = []
+    first = 0
+    for i in range(1, len(items) + 1):
+        if i == len(items) or items[i].page != items[first].page:
+            out.append((first, i - 1))
+            first = i
+    return out
+
+
+def _texts(items: list[Item], indexes: list[int]) -> list[str]:
+    return [it.text for i in indexes if isinstance(it := items[i], Para)]
 
 
 def _short_run(items: list[Item], start: int, step: int) -> list[int]:

@@ -14,15 +14,19 @@ from dataclasses import dataclass
 
 from finchunk.model import ElementKind
 from finchunk.parse.html_blocks import DataTable, Item, bullet_text, is_glyph_bullet
-from finchunk.parse.html_patterns import ITEM_RE, NOTE_RE, PART_RE
 from finchunk.parse.html_walk import Para
+from finchunk.parse.sec_patterns import (
+    GLUED_MARK_RE,
+    ITEM_RE,
+    NOTE_RE,
+    PART_RE,
+    SUB_ITEM_RE,
+    TRAILING_PAGE_RE,
+)
 
 _NOTE_HEAD = re.compile(r"^(?:Note\s+\d{1,2}\b|\d{1,2}\.\s+[A-Z])", re.I)
 #: Standard one-word answers of a 10-K item, bold but never a heading.
 _ANSWERS = frozenset({"none", "not applicable", "n/a", "omitted", "reserved", "[reserved]"})
-_SUB_ITEM = re.compile(r"^(?:\s*\(\w{1,3}\))+")
-_GLUED_MARK = re.compile(r"^(\(\w{1,3}\)|\*{1,3}|[†‡§¶])(?=[A-Z])")
-_TRAILING_PAGE = re.compile(r"\s\d{1,3}$")
 _NO_HEAD_START = tuple("($•●◦▪■·-–—*†‡§[\"“'☐☒☑")
 _NOTE_ZONE_MAX = 40
 
@@ -57,7 +61,7 @@ def outline(items: list[Item]) -> list[Out]:
         note_zone = note_zone and mark is not None
         if mark is not None:
             _flush_list(pending_list, outs)
-            text = _GLUED_MARK.sub(r"\1 ", it.text, count=1)  # "(1)Includes" -> "(1) Includes"
+            text = GLUED_MARK_RE.sub(r"\1 ", it.text, count=1)  # "(1)Includes" -> "(1) Includes"
             outs.append(Out(ElementKind.NOTE, text, it.page, mark=mark, marks=it.marks))
             continue
         level = heading_level(it)
@@ -110,7 +114,7 @@ def heading_level(p: Para) -> int:
     if m and len(text) <= 100 and _title_ok(m.group(2)) and (strong or len(text) <= 60):
         return 1
     m = ITEM_RE.match(text)
-    if m and _title_ok(m.group(2)) and not _TRAILING_PAGE.search(text):
+    if m and _title_ok(m.group(2)) and not TRAILING_PAGE_RE.search(text):
         rest = m.group(2)
         if strong or not rest or (len(text) <= 120 and not text.endswith(".")):
             return 2
@@ -122,7 +126,7 @@ def heading_level(p: Para) -> int:
 def _title_ok(rest: str) -> bool:
     """The words after "Item 7." read as a title, not as a sentence going on."""
     # "Item 9A(T). Controls" is a title; "Item 14(a)(1):" is a sub-item reference.
-    stripped = _SUB_ITEM.sub("", rest)
+    stripped = SUB_ITEM_RE.sub("", rest)
     if stripped != rest:
         stripped = stripped.lstrip(" .:-–—")
         return bool(stripped) and stripped[0].isupper()

@@ -12,14 +12,12 @@ import re
 from bisect import bisect_left
 from enum import StrEnum
 
-from finchunk.parse.html_patterns import BULLET_RE
 from finchunk.parse.html_walk import Cell
+from finchunk.parse.sec_patterns import BULLET_RE, ITEM_OR_PART_START, PAGE_NUMBER_RE
 
 _BEFORE = re.compile(r"(?:\$|\(|\(\$|\$\(|€|£|¥|US\$|C\$|R\$)")
 _AFTER = re.compile(r"(?:\)|%|\)%|%\)|\)\s*%)")
-PAGE_NO = re.compile(r"(?:\d{1,3}|[ivxlc]{1,6}|[A-Z]-\d{1,3}|F-\d{1,3})", re.I)
 _MAX_HEADER_ROWS = 4
-_ITEM_START = re.compile(r"^(?:item|part)\b", re.I)
 
 
 class TableKind(StrEnum):
@@ -139,7 +137,11 @@ def _is_toc(rows: list[list[Cell]], grid: list[list[str]]) -> bool:
     paged = 0
     for row in grid:
         filled = [c for c in row if c]
-        if len(filled) >= 2 and PAGE_NO.fullmatch(filled[-1]) and _ITEM_START.match(filled[0]):
+        if (
+            len(filled) >= 2
+            and PAGE_NUMBER_RE.fullmatch(filled[-1])
+            and ITEM_OR_PART_START.match(filled[0])
+        ):
             paged += 1
     return paged >= 3 and paged >= 0.4 * n
 

@@ -15,6 +15,8 @@ from functools import lru_cache
 
 from selectolax.lexbor import LexborNode
 
+from finchunk.parse.sec_patterns import SUP_MARK_RE
+
 #: Elements whose start and end end the current paragraph.
 BLOCK_TAGS = frozenset(
     {
@@ -36,7 +38,6 @@ _HEAD_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 #: Deeper than this, a subtree is taken as plain text (1990s markup can nest thousands of
 #: unclosed ``<FONT>`` tags; Python recursion must not follow it).
 MAX_DEPTH = 200
-_MARK_RE = re.compile(r"\(?([0-9]{1,2}|[a-zA-Z]|[ivx]{2,4}|\*{1,3}|[†‡§¶#])\)?")
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none")
 _BREAK_BEFORE = re.compile(r"(?:page-)?break-before\s*:\s*(?:always|page|left|right)")
 _BREAK_AFTER = re.compile(r"(?:page-)?break-after\s*:\s*(?:always|page|left|right)")
@@ -268,7 +269,7 @@ class Walker:
     def _mark(self, node: LexborNode) -> bool:
         """A superscript footnote mark: rendered ``(m)``; True when ``node`` was one."""
         s = "".join(node.text(deep=True).split())
-        m = _MARK_RE.fullmatch(s)
+        m = SUP_MARK_RE.fullmatch(s)
         if not m:
             return False
         mark = m.group(1)

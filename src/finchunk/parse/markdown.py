@@ -22,9 +22,7 @@ from typing import Any
 from finchunk.errors import ParseError
 from finchunk.files import read_bytes
 from finchunk.model import Document, Element, ElementKind
-
-SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-_SUP_TO_DIGIT = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
+from finchunk.parse.sec_patterns import SUPERSCRIPT_DIGITS, sup_mark
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -40,11 +38,6 @@ _SUP_CITE = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _UNIT_BEFORE = re.compile(r"(?:^|[^A-Za-z])(?:m|km|cm|mm|dm|ft|in|mi|yd|ha|μm|µm)$")
 _FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
 _NOTE_REF = re.compile(r"\b(?:[Nn]otas?|[Nn]otes?|NOTAS?|NOTES?)\s+(\d{1,3})\b")
-
-
-def sup_mark(sup: str) -> str:
-    """``'¹⁰'`` → ``'10'``: the mark a superscript run names."""
-    return sup.translate(_SUP_TO_DIGIT)
 
 
 @dataclass(slots=True)

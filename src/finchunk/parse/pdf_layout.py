@@ -19,33 +19,36 @@ line, cells separated by spaces), plus one bit per line from the fonts: bold. Ru
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 from finchunk.model import ElementKind
+from finchunk.parse.sec_patterns import (
+    LABEL_NUMBER_RE,
+    PAGE_NUMBER_RE,
+    PART_RE,
+    PDF_ITEM_RE,
+    PDF_NOTE_RE,
+    FurnitureRule,
+    PageEdges,
+    is_toc_line,
+    sup_mark,
+)
 
 # --- line features -------------------------------------------------------------------------
 
 _NUM_CELL = re.compile(r"^\(?[-–—]?\$?\(?\d[\d,]*(?:\.\d+)?\)?%?\)?[*†]?$|^[-–—]{1,3}$|^n/?m$")
 _SKIP_CELL = frozenset({"$", "%", "€", "£", "x", "pts", "bps"})
-_ITEM = re.compile(r"^item\s*\d{1,2}[a-z]?\b", re.IGNORECASE)
-_PART = re.compile(r"^part\s+(?:iv|v|i{1,3})\b", re.IGNORECASE)
-_NOTE = re.compile(r"^(\(\d{1,2}\)|\([a-z]\)|\*{1,3}|[†‡§]|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)\s*\S")
 _LIST = re.compile(r"^[•·●◦▪■□➢►▶○\uf0b7\uf0a7\uf0d8\uf076\uf0fc](?:\s|$)")
 _CLOSERS = '"”’)'
 _TERMINALS = frozenset(".!?:;")
-_TOC_ITEM = re.compile(r"(?:part\s+[ivx]+|item\s*\d{1,2}[a-z]?)\b.*\s\d{1,3}$", re.IGNORECASE)
-_TOC_LEADER = re.compile(r"\.{4,}\s*\d{1,3}$")
-_PAGE_NUMBER = re.compile(
-    r"^(?:page\s+)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,7}|[a-z]{1,2}\s?-\s?\d{1,3})\s*[-–—]?"
-    r"(?:\s+of\s+\d{1,4})?$",
-    re.IGNORECASE,
+#: Headers and footers recur on a quarter of the pages; page numbers go by shape. Counting
+#: by page and no sequence check keep the parsed output of the FinanceBench PDFs as it was
+#: (both would change it; see FurnitureRule).
+_FURNITURE = FurnitureRule(
+    PAGE_NUMBER_RE, every=4, sentence_every=4, max_chars=150, sequence=False, count_by="page"
 )
-_DIGITS = re.compile(r"\d+")
-_SPACES = re.compile(r"\s+")
-_SUPERSCRIPTS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
 
 
 def trailing_numeric(text: str) -> int:
@@ -67,12 +70,6 @@ def ends_sentence(text: str) -> bool:
     return bool(t) and t[-1] in _TERMINALS
 
 
-def _toc_line(text: str) -> bool:
-    if not text[-1:].isdigit():
-        return False
-    return bool(_TOC_ITEM.match(text) or ("...." in text and _TOC_LEADER.search(text)))
-
-
 def heading_candidate(text: str, nums: int) -> bool:
     """Cheap test deciding whether the font of a line is worth looking up."""
     return 1 < len(text) <= 120 and nums < 2 and (text[0].isalpha() or text[0] in '“"(')
@@ -88,7 +85,6 @@ class Line:
 
 
 _LABEL_WORD = frozenset({"item", "part"})
-_LABEL_NUMBER = re.compile(r"^(?:\d{1,2}[a-c]?|iv|v|i{1,3})\b[.:]?", re.IGNORECASE)
 
 
 def join_split_labels(lines: list[Line]) -> list[Line]:
@@ -101,7 +97,7 @@ def join_split_labels(lines: list[Line]) -> list[Line]:
         ln = lines[i]
         if ln.text.lower() in _LABEL_WORD and i + 1 < len(lines):
             nxt = lines[i + 1]
-            if _LABEL_NUMBER.match(nxt.text):
+            if LABEL_NUMBER_RE.match(nxt.text):
                 text = f"{ln.text} {nxt.text}"
                 out.append(Line(text, trailing_numeric(text), ln.bold))
                 i += 2
@@ -132,33 +128,23 @@ class Block:
     cites: tuple[str, ...] = ()
 
 
-def _signature(text: str) -> str:
-    return _SPACES.sub(" ", _DIGITS.sub("#", text.lower())).strip()
-
-
-def _edge_indexes(n: int, depth: int = 2) -> list[int]:
-    return sorted({*range(min(depth, n)), *range(max(n - depth, 0), n)})
+def _edges(n: int, depth: int = 2) -> PageEdges:
+    """Line indexes of a page's first and last ``depth`` lines, outermost first."""
+    k = min(depth, n)
+    return PageEdges(range(k), range(n - 1, n - 1 - k, -1))
 
 
 def furniture(pages: Sequence[Sequence[Line]]) -> list[set[int]]:
-    """Per page, the indexes of header/footer lines and page numbers.
-
-    A top or bottom line is furniture when its digit-blind signature appears at the top or
-    bottom of at least a quarter of the pages (and at least three), or when it is a page number.
-    """
-    counts: Counter[str] = Counter()
-    for lines in pages:
-        sigs = {_signature(lines[i].text) for i in _edge_indexes(len(lines))}
-        counts.update(s for s in sigs if len(s) <= 150)
-    need = max(3, len(pages) // 4)
+    """Per page, the indexes of its header/footer lines and page numbers (the first and
+    last two lines of each page are looked at; :data:`_FURNITURE` decides)."""
+    where = [_edges(len(lines)) for lines in pages]
+    edges = [
+        PageEdges([ln[i].text for i in w.top], [ln[i].text for i in w.bottom])
+        for ln, w in zip(pages, where, strict=True)
+    ]
     out: list[set[int]] = []
-    for lines in pages:
-        found: set[int] = set()
-        for i in _edge_indexes(len(lines)):
-            t = lines[i].text
-            if counts[_signature(t)] >= need or _PAGE_NUMBER.match(t):
-                found.add(i)
-        out.append(found)
+    for w, (in_top, in_bottom) in zip(where, _FURNITURE.decide(edges), strict=True):
+        out.append({w.top[i] for i in in_top} | {w.bottom[i] for i in in_bottom})
     return out
 
 
@@ -166,7 +152,7 @@ def is_toc_page(lines: Sequence[Line]) -> bool:
     """A table-of-contents page: three or more "Item 7 … 45" or dot-leader lines."""
     hits = 0
     for ln in lines:
-        if _toc_line(ln.text):
+        if is_toc_line(ln.text):
             hits += 1
             if hits >= 3:
                 return True
@@ -178,9 +164,9 @@ def heading_rank(line: Line) -> HeadingRank | None:
     t = line.text
     if line.nums >= 2 or len(t) > 120:
         return None
-    if _PART.match(t) and len(t) <= 80 and (line.bold or t[:4].isupper()):
+    if PART_RE.match(t) and len(t) <= 80 and (line.bold or t[:4].isupper()):
         return HeadingRank.PART
-    if _ITEM.match(t) and (line.bold or t[:4].isupper()):
+    if PDF_ITEM_RE.match(t) and (line.bold or t[:4].isupper()):
         return HeadingRank.ITEM
     if line.bold and len(t) <= 100 and _is_title_like(t):
         return HeadingRank.OTHER
@@ -311,16 +297,16 @@ class _Scanner:
 
     def _notes(self, i: int, out: list[Block], marks: list[str]) -> int:
         while i < len(self.lines) and i not in self.skip and not self.in_table[i]:
-            m = _NOTE.match(self.lines[i].text)
+            m = PDF_NOTE_RE.match(self.lines[i].text)
             if not m:
                 break
-            mark = m.group(1).strip("()").translate(_SUPERSCRIPTS)
+            mark = sup_mark(m.group(1).strip("()"))
             j = i
             while (
                 not self._ends_paragraph(j)
                 and j + 1 < len(self.lines)
                 and self._plain(j + 1)
-                and not _NOTE.match(self.lines[j + 1].text)
+                and not PDF_NOTE_RE.match(self.lines[j + 1].text)
             ):
                 j += 1
             out.append(Block(ElementKind.NOTE, i, j, mark=mark))

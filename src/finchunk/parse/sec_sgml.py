@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass, field
 
 from finchunk.parse.html_walk import Block, Cell, Para, RawTable
+from finchunk.parse.sec_patterns import heading_key
 
 _SGML_START = re.compile(r"<(?:SEC-DOCUMENT|SEC-HEADER|IMS-HEADER|DOCUMENT)>", re.I)
 _HEADER = re.compile(r"<(SEC-HEADER|IMS-HEADER)>(.*?)</\1>", re.S | re.I)
-_HEADER_LINE = re.compile(r"^\s*([A-Z][A-Z0-9 ()\-/]*?):[ \t]*(\S.*?)\s*$", re.M)
+_HEADER_LINE = re.compile(r"^[ \t]*([A-Z][A-Z0-9 ()\-/]*?):[ \t]*(\S[^\n]*)", re.M)
 _DOCUMENT = re.compile(r"<DOCUMENT>(.*?)(?:</DOCUMENT>|\Z)", re.S | re.I)
 _TYPE = re.compile(r"<TYPE>\s*([^\n<]+)", re.I)
 _TEXT = re.compile(r"<TEXT>(.*?)(?:</TEXT>|\Z)", re.S | re.I)
@@ -44,7 +45,7 @@ def split_submission(text: str) -> Submission:
     m = _HEADER.search(text)
     if m:
         for key, value in _HEADER_LINE.findall(m.group(2)):
-            header.setdefault(key.strip().upper(), value)
+            header.setdefault(key.strip().upper(), value.rstrip())
     form = header.get("CONFORMED SUBMISSION TYPE", "").upper()
     docs = [d.group(1) for d in _DOCUMENT.finditer(text)]
     main = docs[0] if docs else text
@@ -61,7 +62,6 @@ def split_submission(text: str) -> Submission:
 # -- plain text ---------------------------------------------------------------------------
 _RULE = re.compile(r"^[\s\-=_*.]*$")
 _TAG_LINE = re.compile(r"^\s*</?(?:CAPTION|S|C|FN|TABLE|PAGE)>\s*$", re.I)
-_HEADING_LINE = re.compile(r"^\s*(?:PART\s+[IV]+\b|ITEMS?\s+\d{1,2}[A-D]?\b)", re.I)
 _COLS = re.compile(r"\S+(?: \S+)*")
 
 
@@ -108,7 +108,7 @@ def plain_text_blocks(text: str, page: int = 1) -> tuple[list[Block], int]:
 def _prose(lines: list[str], page: int) -> list[Para]:
     """A group of lines: a heading line (Part/Item, short upper-case) or a paragraph."""
     first = lines[0].strip()
-    if _HEADING_LINE.match(first):
+    if heading_key(first) is not None:
         if len(lines) <= 3 and all(ln.strip().upper() == ln.strip() for ln in lines):
             return [Para(text=" ".join(" ".join(ln.split()) for ln in lines), bold=1.0, page=page)]
         return [Para(text=" ".join(first.split()), bold=1.0, page=page), *_prose(lines[1:], page)]
