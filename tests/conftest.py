@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,3 +24,15 @@ def shared_data() -> Path:
             "(set FINCHUNK_SHARED_DATA to point elsewhere)"
         )
     return p
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_embedding_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Tests embed into a cache of their own, never the user's."""
+    old = os.environ.get("FINCHUNK_CACHE_DIR")
+    os.environ["FINCHUNK_CACHE_DIR"] = str(tmp_path_factory.mktemp("finchunk-cache"))
+    yield
+    if old is None:
+        os.environ.pop("FINCHUNK_CACHE_DIR", None)
+    else:
+        os.environ["FINCHUNK_CACHE_DIR"] = old

@@ -17,13 +17,14 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.extras import import_extra
 from finchunk.retrieve.base import Hits, candidates
+from finchunk.retrieve.embed_cache import cache_for, cached_embed
 from finchunk.retrieve.text import tokenize
 
 #: How many passages an embedder sees per call (progress is reported per batch).
@@ -62,6 +63,8 @@ class HashingEmbedder:
     buckets."""
 
     dim: int = 256
+    #: Hashing is cheaper than reading a cache.
+    cacheable: ClassVar[bool] = False
 
     @property
     def name(self) -> str:
@@ -166,7 +169,17 @@ def embed_passages(
     texts: Sequence[str],
     on_batch: Callable[[int], None] | None = None,
 ) -> np.ndarray:
-    """All passage vectors, ``BATCH`` texts per call; ``on_batch(n)`` after each batch."""
+    """All passage vectors, ``BATCH`` texts per call; ``on_batch(n)`` after each batch.
+
+    Vectors of a model are cached on disk by exact text (:mod:`finchunk.retrieve.
+    embed_cache`): only texts not seen before are embedded. Embedders that are cheaper
+    than the cache (``cacheable = False``, the hashing one) skip it.
+    """
+    cache = cache_for(embedder.name, embedder.dim) if getattr(embedder, "cacheable", True) else None
+    if cache is not None:
+        if not texts:
+            return np.zeros((0, embedder.dim), dtype=np.float32)
+        return cached_embed(embedder.embed_passages, texts, cache, BATCH, on_batch)
     parts = []
     for i in range(0, len(texts), BATCH):
         batch = texts[i : i + BATCH]

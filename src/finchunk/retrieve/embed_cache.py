@@ -1,0 +1,171 @@
+"""Passage vectors cached on disk by (model, exact text): a rerun embeds only new texts.
+
+Layout (plain NumPy files, inspectable with ``np.load``)::
+
+    CACHE/embeddings/<model slug>/<shard>.vecs.npy   float32 (n × dim)
+    CACHE/embeddings/<model slug>/<shard>.keys.npy   uint8 (n × 16): blake2b-128 of each text
+
+``CACHE`` is ``$FINCHUNK_CACHE_DIR``, else ``$XDG_CACHE_HOME/finchunk``, else
+``~/.cache/finchunk``; ``FINCHUNK_CACHE_DIR=off`` turns caching off. The model slug comes
+from the embedder's name, which carries its package version, so a new model never reads an
+old model's vectors.
+
+Writes are atomic and incremental: missing texts are embedded in batches, and every
+``SHARD`` texts a shard is written (vectors first, then keys; a shard counts only once its
+keys file exists), so an interrupted job keeps what it finished and a rerun resumes.
+Several processes may share a cache: shard names never collide and a vector is a pure
+function of (model, text), so duplicates are harmless.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from finchunk.errors import InputError
+
+#: Texts per shard file (what an interruption can lose at most).
+SHARD = 2048
+_ENV = "FINCHUNK_CACHE_DIR"
+_OFF = {"off", "none", "0", ""}
+
+
+def cache_root() -> Path | None:
+    """The cache folder, or None when caching is off."""
+    env = os.environ.get(_ENV)
+    if env is not None:
+        return None if env.strip().lower() in _OFF else Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "finchunk"
+
+
+def text_key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "model"
+
+
+class EmbeddingCache:
+    """The cached vectors of one model (``name``, ``dim``), loaded on first use."""
+
+    def __init__(self, root: Path, name: str, dim: int) -> None:
+        self.dir = root / "embeddings" / _slug(name)
+        self.dim = dim
+        self._where: dict[bytes, tuple[int, int]] | None = None
+        self._shards: list[Path] = []
+        self._vecs: dict[int, np.ndarray] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def _index(self) -> dict[bytes, tuple[int, int]]:
+        if self._where is None:
+            self._where = {}
+            for keys_file in sorted(self.dir.glob("*.keys.npy")):
+                self._add_shard(keys_file, np.load(keys_file))
+        return self._where
+
+    def _add_shard(self, keys_file: Path, keys: np.ndarray) -> None:
+        if keys.ndim != 2 or keys.shape[1] != 16:
+            raise InputError(f"{keys_file}: not an embedding-cache key file")
+        n = len(self._shards)
+        self._shards.append(keys_file)
+        where = self._where if self._where is not None else {}
+        for row, k in enumerate(keys):
+            where.setdefault(k.tobytes(), (n, row))
+
+    def _vectors(self, shard: int) -> np.ndarray:
+        if shard not in self._vecs:
+            path = Path(str(self._shards[shard]).removesuffix(".keys.npy") + ".vecs.npy")
+            self._vecs[shard] = np.load(path, mmap_mode="r")
+        return self._vecs[shard]
+
+    def get(self, keys: Sequence[bytes]) -> tuple[np.ndarray, list[int]]:
+        """Vectors for the keys found (zeros elsewhere) and the indexes not found."""
+        where = self._index()
+        out = np.zeros((len(keys), self.dim), dtype=np.float32)
+        missing = []
+        for i, k in enumerate(keys):
+            found = where.get(k)
+            if found is None:
+                missing.append(i)
+            else:
+                out[i] = self._vectors(found[0])[found[1]]
+        return out, missing
+
+    def put(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
+        """Write one shard atomically."""
+        if not len(keys):
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        stem = self.dir / f"{time.time_ns():020d}-{os.getpid()}"
+        key_arr = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 16)
+        _atomic_save(Path(f"{stem}.vecs.npy"), np.ascontiguousarray(vectors, dtype=np.float32))
+        _atomic_save(Path(f"{stem}.keys.npy"), key_arr)
+        self._index()
+        self._add_shard(Path(f"{stem}.keys.npy"), key_arr)
+        self._vecs[len(self._shards) - 1] = np.asarray(vectors, dtype=np.float32)
+
+
+def _atomic_save(path: Path, array: np.ndarray) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("wb") as fh:
+        np.save(fh, array)
+    os.replace(tmp, path)
+
+
+_OPEN: dict[tuple[Path, str], EmbeddingCache] = {}
+
+
+def cache_for(name: str, dim: int) -> EmbeddingCache | None:
+    """The process's cache of one model (None when caching is off)."""
+    root = cache_root()
+    if root is None:
+        return None
+    key = (root, name)
+    if key not in _OPEN:
+        _OPEN[key] = EmbeddingCache(root, name, dim)
+    return _OPEN[key]
+
+
+def cached_embed(
+    embed: Callable[[Sequence[str]], np.ndarray],
+    texts: Sequence[str],
+    cache: EmbeddingCache,
+    batch: int,
+    on_batch: Callable[[int], None] | None = None,
+) -> np.ndarray:
+    """Vectors of ``texts``: cached ones read, the others embedded ``batch`` at a time and
+    written every :data:`SHARD` texts. ``on_batch(n)`` counts texts done, found or made."""
+    keys = [text_key(t) for t in texts]
+    out, missing = cache.get(keys)
+    first: dict[bytes, int] = {}
+    for i in missing:
+        first.setdefault(keys[i], i)
+    todo = list(first.values())  # each distinct missing text once
+    cache.hits += len(texts) - len(missing)
+    cache.misses += len(todo)
+    if on_batch and len(texts) > len(todo):
+        on_batch(len(texts) - len(todo))
+    for start in range(0, len(todo), SHARD):
+        part = todo[start : start + SHARD]
+        vecs = []
+        for b in range(0, len(part), batch):
+            chunk = [texts[i] for i in part[b : b + batch]]
+            vecs.append(embed(chunk))
+            if on_batch:
+                on_batch(len(chunk))
+        made = np.concatenate(vecs).astype(np.float32)
+        cache.put([keys[i] for i in part], made)
+        for i, v in zip(part, made, strict=True):
+            out[i] = v
+    for i in missing:
+        out[i] = out[first[keys[i]]]
+    return out
