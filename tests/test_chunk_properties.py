@@ -21,6 +21,8 @@ def _chunkers(size: int, header: bool):
         Recursive(size=size, header=header),
         Structure(size=size, header=header),
         Structure(size=size, header=header, index_notes_alone=True),
+        Structure(size=size, header=header, split_tables=True),
+        Structure(size=size, header=header, table_context=False),
         ByTitle(size=size, header=header),
     ]
 

@@ -306,6 +306,12 @@ _PATTERNS = {k: v for k, v in vars(sp).items() if isinstance(v, re.Pattern)}
 _WHOLE_LINE = {"PAGE_NUMBER_RE", "SUP_MARK_RE", "BULLET_RE", "_ROMAN"}
 
 
+#: Seconds a linear pass over 1 MB must beat. Linear code takes well under a second here even
+#: on a loaded machine; a quadratic pattern takes minutes at this size, so a generous bound
+#: tells them apart without failing when the machine is busy.
+_LINEAR_BOUND = 5.0
+
+
 def _timed(fn: Callable[[str], object], text: str) -> float:
     t = time.perf_counter()
     fn(text)
@@ -319,13 +325,13 @@ def test_patterns_are_linear(name: str) -> None:
     methods = [pat.fullmatch] if name in _WHOLE_LINE else [pat.match, pat.search]
     for text in _ADVERSARIAL:
         for fn in methods:
-            assert _timed(fn, text) < 0.5, (name, fn.__name__, text[:12])
+            assert _timed(fn, text) < _LINEAR_BOUND, (name, fn.__name__, text[:12])
 
 
 @pytest.mark.parametrize("fn", [heading_key, is_toc_line, page_value, signature, sup_mark])
 def test_functions_are_linear(fn: Callable[[str], object]) -> None:
     for text in _ADVERSARIAL:
-        assert _timed(fn, text) < 0.5, (fn.__name__, text[:12])
+        assert _timed(fn, text) < _LINEAR_BOUND, (fn.__name__, text[:12])
 
 
 def test_furniture_rule_is_linear() -> None:
@@ -333,4 +339,4 @@ def test_furniture_rule_is_linear() -> None:
     pages = [PageEdges(top=[text], bottom=[text]) for text in _ADVERSARIAL[1:4]]
     t = time.perf_counter()
     rule.decide(pages)
-    assert time.perf_counter() - t < 1.0
+    assert time.perf_counter() - t < _LINEAR_BOUND

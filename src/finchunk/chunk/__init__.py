@@ -48,10 +48,11 @@ class Strategy(StrEnum):
     TOKENS = "tokens"
 
 
+#: Sizes when none is given. Structure has none here: it takes its document's source
+#: kind's (:data:`finchunk.chunk.source.STRUCTURE_SIZES`).
 DEFAULT_SIZES = {
     Strategy.FIXED: 500,
     Strategy.RECURSIVE: 500,
-    Strategy.STRUCTURE: 800,
     Strategy.BYTITLE: 2048,
     Strategy.TOKENS: 256,  # tokens, not characters
 }
@@ -71,9 +72,15 @@ def make_chunker(
     size: int | None = None,
     overlap: int | None = None,
     header: bool = False,
+    split_tables: bool = False,
 ) -> Chunker:
-    """A chunker from a strategy name and the options the CLI exposes."""
+    """A chunker from a strategy name and the options the CLI exposes (``split_tables``:
+    structure only, long tables as row groups)."""
     s = strategy if isinstance(strategy, Strategy) else parse_strategy(strategy)
+    if s is Strategy.STRUCTURE:
+        if overlap:
+            raise InputError("structure: --overlap applies to fixed, recursive and tokens only")
+        return Structure(size=size, header=header, split_tables=split_tables)
     n = size if size is not None else DEFAULT_SIZES[s]
     if s is Strategy.FIXED:
         ov = overlap if overlap is not None else n // 10
@@ -86,6 +93,4 @@ def make_chunker(
         return Recursive(size=n, header=header)
     if overlap:
         raise InputError(f"{s.value}: --overlap applies to fixed, recursive and tokens only")
-    if s is Strategy.STRUCTURE:
-        return Structure(size=n, header=header)
     return ByTitle(size=n, header=header)

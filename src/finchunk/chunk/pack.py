@@ -35,7 +35,9 @@ class Run:
             return element.end - self.spans[-1][1]
         return len(element)
 
-    def add(self, index: int, element: Element) -> None:
+    def add(self, index: int, element: Element, kind: ChunkKind | None = None) -> None:
+        """Pack ``element``; ``kind`` counts it as another kind (a table's lead-in is part
+        of a table chunk)."""
         if not self.spans:
             self.section = element.section
         self.size += self.cost(index, element)
@@ -44,7 +46,7 @@ class Run:
         else:
             self.spans.append(element.span)
         self._last_index = index
-        self.kinds.add(ChunkKind(element.kind.value))
+        self.kinds.add(kind or ChunkKind(element.kind.value))
 
     def attach(self, note_index: int, note: Element) -> None:
         if note_index not in self.notes:

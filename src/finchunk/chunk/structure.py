@@ -3,7 +3,10 @@
 Rules, for documents of any source (Markdown, HTML, PDF elements):
 
 * headings are not chunks; they set the section (and the context header);
-* a table is always one whole chunk, with the spans of the notes it cites;
+* a table is one chunk, with the spans of the notes it cites and (``table_context``) the
+  lead-in sentence and caption directly above it (:mod:`finchunk.chunk.tablectx`); with
+  ``split_tables`` a table unit longer than ``size`` becomes groups of whole rows, each later
+  group carrying the table's head (lead-in, caption, column-header rows) as an extra span;
 * a list is kept whole when it fits in ``size``, otherwise split like a long paragraph;
 * consecutive paragraphs of one section merge up to ``size``; a paragraph that cites notes
   carries them (extra spans) when paragraph and notes fit in ``size`` together;
@@ -13,7 +16,10 @@ Rules, for documents of any source (Markdown, HTML, PDF elements):
 * ``index_notes_alone=True`` also gives every note a chunk of its own.
 
 The source size of a chunk (the sum of its span lengths) never exceeds ``size``, except for
-tables, which are never cut.
+table chunks (a whole table, or a row group whose single row and head exceed it).
+
+``size=None`` (the default) takes the size chosen for the document's source kind
+(:data:`finchunk.chunk.source.STRUCTURE_SIZES`: Markdown, SEC filings, PDF).
 """
 
 from __future__ import annotations
@@ -24,8 +30,10 @@ from dataclasses import dataclass
 from finchunk.chunk.base import make_chunk, trim_span
 from finchunk.chunk.pack import Run
 from finchunk.chunk.recursive import recursive_ranges
+from finchunk.chunk.source import structure_size
+from finchunk.chunk.tablectx import cites_mark, header_rows_end, row_groups, table_unit_start
 from finchunk.errors import InputError
-from finchunk.model import Chunk, ChunkKind, Document, Element, ElementKind
+from finchunk.model import Chunk, ChunkKind, Document, Element, ElementKind, Span
 
 _PACKED = frozenset({ElementKind.TEXT, ElementKind.LIST, ElementKind.NOTE})
 
@@ -51,21 +59,42 @@ class NoteLookup:
 
 @dataclass(frozen=True, slots=True)
 class Structure:
-    size: int = 800
+    size: int | None = None
     header: bool = False
     index_notes_alone: bool = False
+    table_context: bool = True
+    split_tables: bool = False
 
     def __post_init__(self) -> None:
-        if self.size < 1:
+        if self.size is not None and self.size < 1:
             raise InputError(f"structure: size must be positive, got {self.size}")
 
     @property
     def name(self) -> str:
         return "structure"
 
-    def _plan_notes(self, doc: Document) -> dict[int, list[int]]:
+    def size_for(self, doc: Document) -> int:
+        """The size limit for ``doc``: ``size``, else its source kind's default."""
+        return self.size if self.size is not None else structure_size(doc)
+
+    def chunk(self, doc: Document) -> list[Chunk]:
+        return _Pass(self, doc).run()
+
+
+class _Pass:
+    """One document through :class:`Structure`: the plans (notes carried, table units),
+    then the elements in order."""
+
+    def __init__(self, cfg: Structure, doc: Document) -> None:
+        self.cfg, self.doc, self.size = cfg, doc, cfg.size_for(doc)
+        self.plan = self._plan_notes()
+        self.carried = {n for notes in self.plan.values() for n in notes}
+        self.units = self._plan_tables() if cfg.table_context else {}
+        self.taken = {j for t, f in self.units.items() for j in range(f, t)}
+
+    def _plan_notes(self) -> dict[int, list[int]]:
         """Element index → indexes of the notes it will carry."""
-        elements = doc.elements
+        elements = self.doc.elements
         lookup = NoteLookup(elements)
         plan: dict[int, list[int]] = {}
         for i, e in enumerate(elements):
@@ -82,69 +111,113 @@ class Structure:
                 plan[i] = notes
         return plan
 
-    def chunk(self, doc: Document) -> list[Chunk]:
-        elements = doc.elements
-        plan = self._plan_notes(doc)
-        carried = {n for notes in plan.values() for n in notes}
+    def _plan_tables(self) -> dict[int, int]:
+        """Table index → first element of its unit, for tables that take a lead-in or
+        caption."""
+        units: dict[int, int] = {}
+        for i, e in enumerate(self.doc.elements):
+            if e.kind is ElementKind.TABLE:
+                first = table_unit_start(self.doc, i)
+                if first < i:
+                    units[i] = first
+        return units
+
+    def run(self) -> list[Chunk]:
+        doc, cfg = self.doc, self.cfg
         out: list[Chunk] = []
-        run = Run(doc, self.header)
-        for i, e in enumerate(elements):
+        run = Run(doc, cfg.header)
+        for i, e in enumerate(doc.elements):
+            if i in self.taken:
+                continue
             if e.kind is ElementKind.HEADING or e.kind is ElementKind.FURNITURE:
                 run.flush(out)
                 continue
-            if e.kind is ElementKind.NOTE and self.index_notes_alone:
+            if e.kind is ElementKind.NOTE and cfg.index_notes_alone:
                 run.flush(out)
-                self._split_long(doc, e, out)
+                self._split_long(e, out)
                 continue
-            if e.kind is ElementKind.NOTE and i in carried:
+            if e.kind is ElementKind.NOTE and i in self.carried:
                 continue
             if e.kind is ElementKind.TABLE:
                 run.flush(out)
-                self._emit_whole(doc, i, e, plan.get(i, []), out)
+                self._emit_table(i, e, out)
                 continue
             if e.kind not in _PACKED:
                 run.flush(out)
-                self._emit_whole(doc, i, e, [], out)
+                self._emit_whole(i, e, [], out)
                 continue
-            self._pack(doc, run, i, e, plan.get(i, []), out)
+            self._pack(run, i, e, self.plan.get(i, []), out)
         run.flush(out)
         return out
 
-    def _emit_whole(
-        self, doc: Document, i: int, e: Element, notes: list[int], out: list[Chunk]
-    ) -> None:
-        run = Run(doc, self.header)
-        run.add(i, e)
+    def _emit_table(self, i: int, e: Element, out: list[Chunk]) -> None:
+        first = self.units.get(i, i)
+        notes = self.plan.get(i, [])
+        long = e.end - self.doc.elements[first].start > self.size
+        if self.cfg.split_tables and long and self._emit_row_groups(first, e, notes, out):
+            return
+        run = Run(self.doc, self.cfg.header)
+        for j in range(first, i + 1):
+            run.add(j, self.doc.elements[j], ChunkKind.TABLE)
         for n in notes:
-            run.attach(n, doc.elements[n])
+            run.attach(n, self.doc.elements[n])
         run.flush(out)
 
-    def _pack(
-        self, doc: Document, run: Run, i: int, e: Element, notes: list[int], out: list[Chunk]
-    ) -> None:
+    def _emit_whole(self, i: int, e: Element, notes: list[int], out: list[Chunk]) -> None:
+        run = Run(self.doc, self.cfg.header)
+        run.add(i, e)
+        for n in notes:
+            run.attach(n, self.doc.elements[n])
+        run.flush(out)
+
+    def _emit_row_groups(self, first: int, e: Element, notes: list[int], out: list[Chunk]) -> bool:
+        """A long table as row groups, each later one with the head as its first span;
+        False (emit it whole) when even the column-header rows take half the size."""
+        doc = self.doc
+        unit_start = doc.elements[first].start
+        head: Span = (unit_start, header_rows_end(doc, e))
+        if 2 * (head[1] - head[0]) > self.size:
+            head = (e.start, head[1])  # the lead-in stays with the first group only
+            if 2 * (head[1] - head[0]) > self.size:
+                return False
+        groups = row_groups(doc, unit_start, head, e, self.size)
+        homes = _note_homes(doc, notes, groups)
+        for g, span in enumerate(groups):
+            spans = [span] if g == 0 else [head, span]
+            spans += [doc.elements[n].span for n in notes if g in homes[n]]
+            out.append(self._chunk(spans, e.section, ChunkKind.TABLE))
+        return True
+
+    def _chunk(self, spans: list[Span], section: tuple[str, ...], kind: ChunkKind) -> Chunk:
+        return make_chunk(self.doc, spans, header=self.cfg.header, section=section, kind=kind)
+
+    def _pack(self, run: Run, i: int, e: Element, notes: list[int], out: list[Chunk]) -> None:
         if len(e) > self.size:
             run.flush(out)
-            self._split_long(doc, e, out)
+            self._split_long(e, out)
             return
-        cost = run.cost(i, e) + run.note_cost(notes, doc.elements)
+        cost = run.cost(i, e) + run.note_cost(notes, self.doc.elements)
         opens = e.kind is ElementKind.NOTE  # a note is a topic of its own, like a sub-heading
         if not run.empty() and (opens or run.section != e.section or run.size + cost > self.size):
             run.flush(out)
         run.add(i, e)
         for n in notes:
-            run.attach(n, doc.elements[n])
+            run.attach(n, self.doc.elements[n])
 
-    def _split_long(self, doc: Document, e: Element, out: list[Chunk]) -> None:
+    def _split_long(self, e: Element, out: list[Chunk]) -> None:
         """An element on its own: one chunk, or recursive pieces when longer than ``size``."""
-        for s, t in recursive_ranges(doc.text, e.start, e.end, self.size):
-            s, t = trim_span(doc.text, s, t)
+        text = self.doc.text
+        for s, t in recursive_ranges(text, e.start, e.end, self.size):
+            s, t = trim_span(text, s, t)
             if t > s:
-                out.append(
-                    make_chunk(
-                        doc,
-                        [(s, t)],
-                        header=self.header,
-                        section=e.section,
-                        kind=ChunkKind(e.kind.value),
-                    )
-                )
+                out.append(self._chunk([(s, t)], e.section, ChunkKind(e.kind.value)))
+
+
+def _note_homes(doc: Document, notes: list[int], groups: list[Span]) -> dict[int, set[int]]:
+    """Row groups that carry each note: those whose text cites its mark, else the last."""
+    homes: dict[int, set[int]] = {}
+    for n in notes:
+        mark = doc.elements[n].mark or ""
+        found = {g for g, sp in enumerate(groups) if mark and cites_mark(doc.slice(sp), mark)}
+        homes[n] = found or {len(groups) - 1}
+    return homes

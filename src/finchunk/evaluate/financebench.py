@@ -100,7 +100,7 @@ def make_strategy(strategy: FBStrategy, header: bool = False) -> Chunker:
         return RecursiveOverlap(size=1024, overlap=30, header=header)
     if strategy is FBStrategy.BYTITLE:
         return ByTitle(size=2048, header=header)
-    return Structure(size=800, header=header)
+    return Structure(header=header)  # the PDF size (finchunk.chunk.source)
 
 
 def parse_strategy(name: str) -> FBStrategy:
