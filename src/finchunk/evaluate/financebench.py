@@ -44,6 +44,7 @@ from finchunk.evaluate.measures import (
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document
+from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.mentions import ISSUER_KINDS, YEAR_KINDS, Issuer, MentionFinder, YearPolicy
 from finchunk.retrieve.retriever import (
     InMemoryTexts,
@@ -308,6 +309,8 @@ class BenchConfig:
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
     #: Fill rankings shorter than k with unranked chunks in order (the lesson's BM25 does).
     pad: bool = True
+    #: Distinct pages or documents, a slot per entity, a budget (:mod:`finchunk.retrieve.deliver`).
+    delivery: Delivery = AS_RANKED
 
 
 @dataclass
@@ -376,6 +379,7 @@ def rank_variant(
             name=f"{c.name}/{retriever}/{scope.value}",
             params={"strategy": c.strategy.value, "header": c.header, "scope": scope.value},
             pad=config.pad,
+            delivery=config.delivery,
         )
         rows.extend(result_rows(c, retriever, scope, run, gold, config.ks))
         if prog.run:
