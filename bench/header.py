@@ -69,10 +69,11 @@ class Headed:
         return self.inner.name
 
     def chunk(self, doc: Document) -> list[Chunk]:
-        return [
-            Chunk.build(doc, c.spans, section=c.section, header=self.head(doc, c.section), kind=c.kind)
-            for c in self.inner.chunk(doc)
-        ]
+        out = []
+        for c in self.inner.chunk(doc):
+            head = self.head(doc, c.section)
+            out.append(Chunk.build(doc, c.spans, section=c.section, header=head, kind=c.kind))
+        return out
 
 
 HEADERS: dict[str, Header | None] = {"off": None, "old": old_header, "new": context_header}
