@@ -2,8 +2,8 @@
 
 ``"{document line} > {section path}"``, for example::
 
-    Apple Inc. (AAPL) | 10-K | FY2024 > Part II > Item 7. Management's Discussion …
-    3M | 10-K | FY2018 > Item 8. Financial Statements
+    Apple Inc. (AAPL) | 10-K | FY 2024 > Part II > Item 7. Management's Discussion …
+    3M | 10-Q | Q2 FY 2023 > Item 2. Management's Discussion …
     Aurora Energía | informe anual | ejercicio 2022 > Resultados
     Documento de datos fundamentales — Meridiano … UCITS ETF (Acc) | KID | 2023 > Riesgos
 
@@ -15,7 +15,7 @@ facts, the SGML header, the cover page, FinanceBench's document information, the
 * the entity: ``issuer``, with the ``ticker`` in brackets when known;
 * the document type: ``doc_type`` as a reader writes it ("10k" → "10-K", "informe_anual" →
   "informe anual", "kid" → "KID");
-* the period: "FY2024" (a fiscal year, or the year of an annual report), "Q2 FY2025" (a
+* the period: "FY 2024" (a fiscal year, or the year of an annual report), "Q2 FY 2025" (a
   quarter of one), "ejercicio 2023" (a Spanish document's year), "period ended 2000-04-01"
   (a period end alone), the bare year otherwise;
 * the title, first, only when it says something the fields do not (a human title such as
@@ -57,6 +57,8 @@ _SEC_FORM = re.compile(r"(10|20|40|8|6|11)[-\s]?([kqf])(\d*|sb|405|t)", re.IGNOR
 _QUARTER = re.compile(r"q([1-4])", re.IGNORECASE)
 _ANNUAL_FORMS = frozenset({"10-K", "10-K405", "10-KSB", "20-F", "40-F", "annual report"})
 _WORD = re.compile(r"\w+")
+#: EDGAR's conformed names may end in a state of incorporation: "WELLS FARGO & COMPANY/MN".
+_STATE_SUFFIX = re.compile(r"\s*/[A-Z]{2,3}/?$")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _PERIOD_STARTS = ("FY", "Q", "ejercicio ", "period ended ")
 
@@ -87,7 +89,8 @@ def document_line(metadata: Mapping[str, Any], title: str) -> str:
 
 def entity(meta: Mapping[str, str]) -> str:
     """``"Apple Inc. (AAPL)"``: the issuer and its ticker; either alone when only one is known."""
-    issuer, ticker = meta.get("issuer", ""), meta.get("ticker", "")
+    issuer = _STATE_SUFFIX.sub("", meta.get("issuer", ""))
+    ticker = meta.get("ticker", "")
     if issuer and ticker and normalize(ticker) not in _words(issuer):
         return f"{issuer} ({ticker})"
     return issuer or ticker
@@ -107,15 +110,19 @@ def doc_type_label(value: str) -> str:
 
 
 def period(meta: Mapping[str, str], doc_type: str = "") -> str:
-    """ "FY2024", "Q2 FY2025", "ejercicio 2023", "period ended 2000-04-01", or "2023"."""
+    """ "FY 2024", "Q2 FY 2025", "ejercicio 2023", "period ended 2000-04-01", or "2023".
+
+    "FY 2024", not "FY2024": the year is a word of its own, so a question that names the
+    year bare ("in 2024", "fiscal 2024") matches it (EDGAR dev set, corpus scope, recall@5:
+    0.562 with "FY2024", 0.574 with "FY 2024", +4/−2 questions)."""
     year = meta.get("year", "")
     quarter = _QUARTER.fullmatch(meta.get("fiscal_period", "").strip())
     if year and quarter:
-        return f"Q{quarter.group(1)} FY{year}"
+        return f"Q{quarter.group(1)} FY {year}"
     if year and meta.get("language", "").lower().startswith("es"):
         return f"ejercicio {year}"
     if year and (meta.get("fiscal_period", "").upper() == "FY" or doc_type in _ANNUAL_FORMS):
-        return f"FY{year}"
+        return f"FY {year}"
     end = meta.get("period_end", "")
     return f"period ended {end}" if end else year
 
