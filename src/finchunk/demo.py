@@ -153,7 +153,7 @@ def run_fixed_sizes(corpus: Corpus, cfg: DemoConfig, tick: Tick) -> Section:
 
 
 def run_linearised(corpus: Corpus, tick: Tick) -> Section:
-    base = make_chunker(Strategy.STRUCTURE)
+    base = make_chunker(Strategy.STRUCTURE, header=False)
     variants = [
         Variant("structure (tables as Markdown)", base),
         Variant(
@@ -179,7 +179,7 @@ def run_linearised(corpus: Corpus, tick: Tick) -> Section:
 
 
 def run_filter(corpus: Corpus, report: dict[str, Any], tick: Tick) -> Section:
-    variants = [Variant(s.value, make_chunker(s)) for s in STRATEGIES]
+    variants = [Variant(s.value, make_chunker(s, header=False)) for s in STRATEGIES]
     filtered, _ = evaluate_runs(corpus, variants, (5,), EvalSettings(scope=Scope.DOCUMENT), tick)
     at5 = {(r["strategy"], r["header"]): r["recall"] for r in report["results"] if r["k"] == 5}
     table = [

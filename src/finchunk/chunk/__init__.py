@@ -70,9 +70,11 @@ def make_chunker(
     *,
     size: int | None = None,
     overlap: int | None = None,
-    header: bool = False,
+    header: bool = True,
 ) -> Chunker:
-    """A chunker from a strategy name and the options the CLI exposes."""
+    """A chunker from a strategy name and the options the CLI exposes; the context header
+    (:mod:`finchunk.chunk.header`) is on unless ``header=False``. The chunker dataclasses
+    themselves default to no header: a bare ``Structure()`` chunks bodies only."""
     s = strategy if isinstance(strategy, Strategy) else parse_strategy(strategy)
     n = size if size is not None else DEFAULT_SIZES[s]
     if s is Strategy.FIXED:

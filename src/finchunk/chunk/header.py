@@ -57,8 +57,6 @@ _SEC_FORM = re.compile(r"(10|20|40|8|6|11)[-\s]?([kqf])(\d*|sb|405|t)", re.IGNOR
 _QUARTER = re.compile(r"q([1-4])", re.IGNORECASE)
 _ANNUAL_FORMS = frozenset({"10-K", "10-K405", "10-KSB", "20-F", "40-F", "annual report"})
 _WORD = re.compile(r"\w+")
-#: EDGAR's conformed names may end in a state of incorporation: "WELLS FARGO & COMPANY/MN".
-_STATE_SUFFIX = re.compile(r"\s*/[A-Z]{2,3}/?$")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _PERIOD_STARTS = ("FY", "Q", "ejercicio ", "period ended ")
 
@@ -89,8 +87,7 @@ def document_line(metadata: Mapping[str, Any], title: str) -> str:
 
 def entity(meta: Mapping[str, str]) -> str:
     """``"Apple Inc. (AAPL)"``: the issuer and its ticker; either alone when only one is known."""
-    issuer = _STATE_SUFFIX.sub("", meta.get("issuer", ""))
-    ticker = meta.get("ticker", "")
+    issuer, ticker = meta.get("issuer", ""), meta.get("ticker", "")
     if issuer and ticker and normalize(ticker) not in _words(issuer):
         return f"{issuer} ({ticker})"
     return issuer or ticker

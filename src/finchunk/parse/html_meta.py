@@ -61,6 +61,8 @@ _PERIOD = re.compile(
 _REGISTRANT = re.compile(r"exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _COVER_PARAS = 80
 _LEAD_RULE = re.compile(r"^[\W_]+")
+#: EDGAR names may end in the state of incorporation: "WELLS FARGO & COMPANY/MN".
+_STATE_SUFFIX = re.compile(r"\s*/[A-Z]{2,3}/?$")
 
 
 def parse_date(text: str) -> str | None:
@@ -142,6 +144,8 @@ def cover_metadata(paras: Sequence[_Texted]) -> dict[str, str]:
 
 def _normalise(meta: dict[str, str]) -> dict[str, str]:
     out = dict(meta)
+    if "issuer" in out:
+        out["issuer"] = _STATE_SUFFIX.sub("", out["issuer"])
     if "cik" in out:
         digits = "".join(ch for ch in out["cik"] if ch.isdigit())
         if digits:
