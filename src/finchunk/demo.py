@@ -231,8 +231,8 @@ def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: f
         if s.figure:
             parts += [f"![{s.title}]({s.figure})", ""]
     parts.append(
-        f"Wall time: {wall:.1f} s. Reproduce section 1 with `finchunk eval` on the "
-        "files in this folder (see eval-report.json)."
+        f"Wall time: {wall:.1f} s. Reproduce section 1 with `finchunk eval --header both` "
+        "on the files in this folder (see eval-report.json)."
     )
     path = out / "report.md"
     path.write_text("\n".join(parts) + "\n", encoding="utf-8")
