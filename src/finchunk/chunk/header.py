@@ -36,7 +36,6 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from finchunk.model import Document
-from finchunk.retrieve.filters import canonical_metadata
 from finchunk.retrieve.text import normalize
 
 SECTION_SEPARATOR = " > "
@@ -75,6 +74,9 @@ def context_header(doc: Document, section: Sequence[str]) -> str:
 
 def document_line(metadata: Mapping[str, Any], title: str) -> str:
     """Entity, document type and period from ``metadata``; the title when it says more."""
+    # Imported here: filters needs numpy, which ``finchunk --help`` must not load.
+    from finchunk.retrieve.filters import canonical_metadata
+
     meta = canonical_metadata(metadata)
     doc_type = doc_type_label(meta.get("doc_type", ""))
     fields = [f for f in (entity(meta), doc_type, period(meta, doc_type)) if f]
