@@ -39,6 +39,8 @@ def test_demo_report_equals_eval_on_its_files(tmp_path: Path) -> None:
             str(out / "passages.parquet"),
             "--questions",
             str(out / "questions.csv"),
+            "--header",
+            "both",  # the demo compares header off and on; eval's default is on
             "--json",
             str(evaluated),
         ],

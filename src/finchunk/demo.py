@@ -153,7 +153,7 @@ def run_fixed_sizes(corpus: Corpus, cfg: DemoConfig, tick: Tick) -> Section:
 
 
 def run_linearised(corpus: Corpus, tick: Tick) -> Section:
-    base = make_chunker(Strategy.STRUCTURE)
+    base = make_chunker(Strategy.STRUCTURE, header=False)
     variants = [
         Variant("structure (tables as Markdown)", base),
         Variant(
@@ -179,7 +179,7 @@ def run_linearised(corpus: Corpus, tick: Tick) -> Section:
 
 
 def run_filter(corpus: Corpus, report: dict[str, Any], tick: Tick) -> Section:
-    variants = [Variant(s.value, make_chunker(s)) for s in STRATEGIES]
+    variants = [Variant(s.value, make_chunker(s, header=False)) for s in STRATEGIES]
     filtered, _ = evaluate_runs(corpus, variants, (5,), EvalSettings(scope=Scope.DOCUMENT), tick)
     at5 = {(r["strategy"], r["header"]): r["recall"] for r in report["results"] if r["k"] == 5}
     table = [
@@ -231,8 +231,8 @@ def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: f
         if s.figure:
             parts += [f"![{s.title}]({s.figure})", ""]
     parts.append(
-        f"Wall time: {wall:.1f} s. Reproduce section 1 with `finchunk eval` on the "
-        "files in this folder (see eval-report.json)."
+        f"Wall time: {wall:.1f} s. Reproduce section 1 with `finchunk eval --header both` "
+        "on the files in this folder (see eval-report.json)."
     )
     path = out / "report.md"
     path.write_text("\n".join(parts) + "\n", encoding="utf-8")

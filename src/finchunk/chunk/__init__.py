@@ -71,11 +71,13 @@ def make_chunker(
     *,
     size: int | None = None,
     overlap: int | None = None,
-    header: bool = False,
+    header: bool = True,
     split_tables: bool = False,
 ) -> Chunker:
     """A chunker from a strategy name and the options the CLI exposes (``split_tables``:
-    structure only, long tables as row groups)."""
+    structure only, long tables as row groups); the context header
+    (:mod:`finchunk.chunk.header`) is on unless ``header=False``. The chunker dataclasses
+    themselves default to no header: a bare ``Structure()`` chunks bodies only."""
     s = strategy if isinstance(strategy, Strategy) else parse_strategy(strategy)
     if s is Strategy.STRUCTURE:
         if overlap:

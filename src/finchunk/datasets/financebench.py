@@ -13,6 +13,7 @@ Questions whose PDF (or one of whose evidence PDFs) is missing are skipped and c
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from finchunk.files import read_jsonl
 QUESTIONS_FILE = "financebench_open_source.jsonl"
 DOCUMENTS_FILE = "financebench_document_information.jsonl"
 PDF_DIR = "pdfs"
+_QUARTER_IN_NAME = re.compile(r"_(?:19|20)\d{2}Q([1-4])(?:_|$)")
+_DATED_IN_NAME = re.compile(r"_dated[-_]((?:19|20)\d{2}-\d{2}-\d{2})")
+_ANNUAL_TYPES = frozenset({"10k", "10k_annualreport"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,25 @@ class FBDocument:
         """A readable title: "3M 10K 2018"."""
         period = f" {self.period}" if self.period is not None else ""
         return f"{self.company} {self.doc_type.upper()}{period}"
+
+    @property
+    def metadata(self) -> dict[str, str]:
+        """The document information under finchunk's canonical names: ``issuer``,
+        ``doc_type`` ("10k", "10q", "8k", "Earnings"), ``year`` (doc_period),
+        ``fiscal_period`` ("FY" for annual reports, "Q2" from a name such as
+        "3M_2023Q2_10Q"), ``date`` (an 8-K's "dated-2022-04-26"), ``language``."""
+        meta = {"issuer": self.company, "doc_type": self.doc_type, "language": "en"}
+        if self.period is not None:
+            meta["year"] = str(self.period)
+        quarter = _QUARTER_IN_NAME.search(self.name)
+        if quarter:
+            meta["fiscal_period"] = f"Q{quarter.group(1)}"
+        elif self.doc_type.lower() in _ANNUAL_TYPES:
+            meta["fiscal_period"] = "FY"
+        dated = _DATED_IN_NAME.search(self.name)
+        if dated:
+            meta["date"] = dated.group(1)
+        return {k: v for k, v in meta.items() if v}
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ A chunk is *on* a page when any of its spans touches that page (``Chunk.pages``)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from statistics import fmean
@@ -45,6 +45,7 @@ from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
+from finchunk.retrieve.filters import canonical_field
 from finchunk.retrieve.mentions import ISSUER_KINDS, YEAR_KINDS, Issuer, MentionFinder, YearPolicy
 from finchunk.retrieve.retriever import (
     InMemoryTexts,
@@ -133,7 +134,9 @@ def parse_scope(name: str) -> FBScope:
 
 
 def parse_documents(fb: FinanceBench, tick: Tick | None = None) -> dict[str, Document]:
-    """Every filing of the benchmark, parsed once; titles from the document information."""
+    """Every filing of the benchmark, parsed once; title and metadata (company, type,
+    period: :attr:`FBDocument.metadata`) from the document information, which wins over
+    what the PDF's cover page says."""
     out: dict[str, Document] = {}
     corpus = fb.corpus()
     # The pdf extra is optional: the PDF parser is imported when filings are parsed.
@@ -142,10 +145,16 @@ def parse_documents(fb: FinanceBench, tick: Tick | None = None) -> dict[str, Doc
 
     for d in corpus:
         doc = parse_pdf_file(d.path, doc_id=d.name)
-        out[d.name] = replace(doc, title=d.title)
+        out[d.name] = replace(doc, title=d.title, metadata=with_metadata(doc.metadata, d.metadata))
         if tick:
             tick()
     return out
+
+
+def with_metadata(parsed: Mapping[str, Any], known: Mapping[str, str]) -> dict[str, Any]:
+    """``known`` fields, then the parsed ones whose canonical field ``known`` lacks."""
+    fields = {canonical_field(k) for k in known}
+    return {**known, **{k: v for k, v in parsed.items() if canonical_field(k) not in fields}}
 
 
 @dataclass

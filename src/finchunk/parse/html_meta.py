@@ -1,24 +1,36 @@
 """Filing metadata: from inline XBRL ``dei:`` facts, the SGML header, or the cover page.
 
-Keys (all strings, absent when unknown): ``issuer``, ``cik`` (no leading zeros),
+Keys (all strings, absent when unknown): ``issuer``, ``cik`` (no leading zeros), ``ticker``,
 ``form`` and ``doc_type`` (e.g. "10-K"), ``period_end`` (ISO date), ``fiscal_year``,
 ``fiscal_period`` ("FY", "Q1".."Q4"), ``language`` ("en"). The document title is
-``"{issuer} > {form} {period_end}"`` so that a chunk's context header
-``f"{title} > {' > '.join(section)}"`` reads "Apple Inc. > 10-K 2024-09-28 > Item 7. ...".
+``"{issuer} > {form} {period_end}"``; a chunk's context header is built from the metadata
+(:mod:`finchunk.chunk.header`: "Apple Inc. (AAPL) | 10-K | FY2024 > Item 7. ...").
+
+The cover-page reader works on any sequence of lines with a ``text`` (HTML paragraphs, PDF
+lines): the PDF parser reads a filing's first page with it, so this module needs
+selectolax only for :func:`dei_metadata`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date
+from typing import TYPE_CHECKING, Protocol
 
-from selectolax.lexbor import LexborHTMLParser
+if TYPE_CHECKING:
+    from selectolax.lexbor import LexborHTMLParser
 
-from finchunk.parse.html_walk import Para
+
+class _Texted(Protocol):
+    @property
+    def text(self) -> str: ...
+
 
 _DEI = {
     "EntityRegistrantName": "issuer",
     "EntityCentralIndexKey": "cik",
+    "TradingSymbol": "ticker",
     "DocumentType": "form",
     "DocumentPeriodEndDate": "period_end",
     "DocumentFiscalYearFocus": "fiscal_year",
@@ -48,6 +60,9 @@ _PERIOD = re.compile(
 )
 _REGISTRANT = re.compile(r"exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _COVER_PARAS = 80
+_LEAD_RULE = re.compile(r"^[\W_]+")
+#: EDGAR names may end in the state of incorporation: "WELLS FARGO & COMPANY/MN".
+_STATE_SUFFIX = re.compile(r"\s*/[A-Z]{2,3}/?$")
 
 
 def parse_date(text: str) -> str | None:
@@ -98,15 +113,16 @@ def header_metadata(header: dict[str, str]) -> dict[str, str]:
         ("COMPANY CONFORMED NAME", "issuer"),
         ("CENTRAL INDEX KEY", "cik"),
         ("CONFORMED SUBMISSION TYPE", "form"),
+        ("FORM TYPE", "form"),
         ("CONFORMED PERIOD OF REPORT", "period_end"),
     )
     for src, key in pairs:
-        if header.get(src):
+        if header.get(src) and key not in meta:
             meta[key] = header[src]
     return _normalise(meta)
 
 
-def cover_metadata(paras: list[Para]) -> dict[str, str]:
+def cover_metadata(paras: Sequence[_Texted]) -> dict[str, str]:
     """Form, period end and registrant name read off the cover page's first paragraphs."""
     meta: dict[str, str] = {}
     head = paras[:_COVER_PARAS]
@@ -120,6 +136,7 @@ def cover_metadata(paras: list[Para]) -> dict[str, str]:
         if "issuer" not in meta and (m := _REGISTRANT.search(p.text)):
             before = p.text[: m.start()].strip(" (")
             name = before if len(before) >= 3 else (head[i - 1].text if i > 0 else "")
+            name = _LEAD_RULE.sub("", name)  # "_______ AMAZON.COM, INC." (a rule drawn in text)
             if 2 < len(name) <= 120:
                 meta["issuer"] = name
     return _normalise(meta)
@@ -127,6 +144,8 @@ def cover_metadata(paras: list[Para]) -> dict[str, str]:
 
 def _normalise(meta: dict[str, str]) -> dict[str, str]:
     out = dict(meta)
+    if "issuer" in out:
+        out["issuer"] = _STATE_SUFFIX.sub("", out["issuer"])
     if "cik" in out:
         digits = "".join(ch for ch in out["cik"] if ch.isdigit())
         if digits:

@@ -14,6 +14,10 @@ Element detection (headings, tables, notes, lists, paragraphs, page furniture) l
 :mod:`finchunk.parse.pdf_layout`; the only font fact used is bold, looked up for the few
 lines that could be headings.
 
+Metadata: ``format``, ``pages``, and what a filing's cover (the first page) says: ``form``,
+``period_end``, ``issuer`` (:func:`finchunk.parse.html_meta.cover_metadata`); the title is
+the PDF's own Title, else the document id.
+
 Encrypted PDFs and files pdfium cannot open raise :class:`~finchunk.errors.ParseError`
 naming the file; a PDF without a text layer (scanned images) gives an empty document and a
 :class:`PdfTextWarning` that says so.
@@ -34,6 +38,7 @@ import pypdfium2.raw as pdfium_c
 
 from finchunk.errors import ParseError
 from finchunk.model import Document, Element, ElementKind, Span
+from finchunk.parse.html_meta import cover_metadata
 from finchunk.parse.pdf_layout import (
     Block,
     Line,
@@ -207,6 +212,8 @@ def build_document(
     for number, (lines, skip) in enumerate(zip(pages, skips, strict=True), start=1):
         w.page(number, lines, page_blocks(lines, skip))
     metadata: dict[str, object] = {"format": "pdf", "pages": len(pages)}
+    if pages:  # a filing's cover page: form, period end, registrant
+        metadata.update(cover_metadata(pages[0]))
     if pages and not w.elements:
         msg = "no text layer (scanned or image-only PDF?): the document is empty"
         warnings.warn(f"{source or doc_id}: {msg}", PdfTextWarning, stacklevel=3)

@@ -55,7 +55,7 @@ class IndexConfig:
     strategy: Strategy = Strategy.STRUCTURE
     size: int | None = None
     overlap: int | None = None
-    header: bool = False
+    header: bool = True
     model: str | None = None  # embedder name; None: no dense vectors
 
     def chunking(self) -> dict[str, Any]:
