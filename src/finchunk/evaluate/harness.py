@@ -32,6 +32,7 @@ from finchunk.evaluate.measures import (
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk
+from finchunk.retrieve.filters import AutoFilterPolicy
 from finchunk.retrieve.retriever import RetrieverOptions
 
 IndexText = Callable[[Chunk], str]
@@ -73,10 +74,16 @@ def chunk_corpus(corpus: Corpus, chunker: Chunker) -> list[Chunk]:
     return [c for d in corpus.documents for c in chunker.chunk(d)]
 
 
-def queries(corpus: Corpus, scope: Scope = Scope.CORPUS, auto_filter: bool = False) -> list[Query]:
+def queries(
+    corpus: Corpus,
+    scope: Scope = Scope.CORPUS,
+    auto_filter: bool = False,
+    policy: AutoFilterPolicy | None = None,
+) -> list[Query]:
     """One query per answerable question: its own documents with ``scope=DOCUMENT``, the
-    documents its text names with ``auto_filter`` (the two combine)."""
-    named = _AutoFilter(corpus) if auto_filter else None
+    documents its text names with ``auto_filter`` (the two combine; ``policy``: which
+    fields and years the filter uses, default all fields and every year named)."""
+    named = _AutoFilter(corpus, policy or AutoFilterPolicy()) if auto_filter else None
     out = []
     for q in corpus.answerable:
         docs: set[str] | None = None
@@ -93,14 +100,15 @@ class _AutoFilter:
     """The documents a question's text names (issuer, ticker, year, type); None when it
     names nothing the corpus has."""
 
-    def __init__(self, corpus: Corpus) -> None:
+    def __init__(self, corpus: Corpus, policy: AutoFilterPolicy) -> None:
         from finchunk.retrieve.filters import MetadataIndex, canonical_metadata
 
         self.ids = [d.id for d in corpus.documents]
         self.index = MetadataIndex([canonical_metadata(d.metadata) for d in corpus.documents])
+        self.policy = policy
 
     def documents(self, question: str) -> set[str] | None:
-        found = self.index.relax(self.index.auto_filters(question))
+        found = self.index.relax(self.index.auto_filters(question, self.policy))
         if not found:
             return None
         keep = self.index.mask(found)
@@ -116,6 +124,7 @@ def run_variant(
     auto_filter: bool = False,
     pad: bool = True,
     on_question: Tick | None = None,
+    filter_policy: AutoFilterPolicy | None = None,
 ) -> VariantRun:
     """Chunk the corpus with ``variant`` and rank the top ``k`` chunks of every question
     (``pad``: always k chunks, as the lesson's BM25 delivers; see :func:`rank`)."""
@@ -123,12 +132,13 @@ def run_variant(
     to_text = variant.index_text
     texts = tuple(to_text(c) if to_text else c.text for c in chunks)
     run = rank(
-        queries(corpus, scope, auto_filter),
+        queries(corpus, scope, auto_filter, filter_policy),
         chunks,
         variant.retriever,
         k,
         texts=texts,
         options=RetrieverOptions(embedder=variant.embedder),
+        documents=corpus.documents,
         name=variant.name,
         params={"strategy": variant.strategy, "header": variant.header, "scope": scope.value},
         pad=pad,
