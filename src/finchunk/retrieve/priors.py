@@ -38,8 +38,8 @@ class PriorParams:
     documents kept (two-stage); ``named``: weight of an issuer the question names against
     card BM25 in the card score."""
 
-    weight: float = 1.0
-    documents: int = 3
+    weight: float = 2.0
+    documents: int = 2
     named: float = 1.0
 
 
