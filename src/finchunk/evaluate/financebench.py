@@ -26,7 +26,7 @@ from typing import Any
 from finchunk.chunk import ByTitle, Chunker, Structure
 from finchunk.chunk.overlap import RecursiveOverlap
 from finchunk.chunk.tokens import Tokens
-from finchunk.datasets.financebench import FBQuestion, FinanceBench
+from finchunk.datasets.financebench import FBDocument, FBQuestion, FinanceBench
 from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
 from finchunk.evaluate.gold import GoldPassage, GoldSet, QuestionGold
@@ -44,9 +44,18 @@ from finchunk.evaluate.measures import (
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document
+from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
-from finchunk.retrieve.filters import canonical_field
-from finchunk.retrieve.mentions import ISSUER_KINDS, YEAR_KINDS, Issuer, MentionFinder, YearPolicy
+from finchunk.retrieve.filters import AutoFilterPolicy, FilterField, canonical_field
+from finchunk.retrieve.mentions import (
+    ISSUER_KINDS,
+    YEAR_KINDS,
+    Issuer,
+    MentionFinder,
+    MentionKind,
+    Mentions,
+    YearPolicy,
+)
 from finchunk.retrieve.retriever import (
     InMemoryTexts,
     RetrieverKind,
@@ -144,10 +153,24 @@ def parse_documents(fb: FinanceBench, tick: Tick | None = None) -> dict[str, Doc
     from finchunk.parse.pdf import parse_pdf_file
 
     for d in corpus:
-        doc = parse_pdf_file(d.path, doc_id=d.name)
-        out[d.name] = replace(doc, title=d.title, metadata=with_metadata(doc.metadata, d.metadata))
+        out[d.name] = parse_pdf_file(d.path, doc_id=d.name)
         if tick:
             tick()
+    return describe_documents(fb, out)
+
+
+def describe_documents(fb: FinanceBench, docs: dict[str, Document]) -> dict[str, Document]:
+    """Each filing with its title and metadata from the document information (company,
+    type, period: :attr:`FBDocument.metadata`, which header and card are made of), ahead
+    of what the PDF's cover page says."""
+    out = {}
+    for name, doc in docs.items():
+        d = fb.documents.get(name) or fb.catalogue.get(name)
+        if d is None:
+            out[name] = doc
+        else:
+            meta = with_metadata(doc.metadata, d.metadata)
+            out[name] = replace(doc, title=d.title, metadata=meta)
     return out
 
 
@@ -245,28 +268,51 @@ class FilterPlan:
     query: str
 
 
-def filtered_filings(fb: FinanceBench, questions: Sequence[FBQuestion]) -> dict[str, FilterPlan]:
-    """The filings each question names, among the benchmark's filings: those of the companies
-    it names (all companies when none), of the latest year it names (a report for year N also
-    shows N-1 and N-2), else of any year it names that is a filing year, else of every year.
-    A filing's name before its year ("AMERICANWATERWORKS_2020_10K") is one more company alias.
+#: The filtered scope's filter until measured otherwise: the companies named, the latest year.
+FB_FILTER = AutoFilterPolicy(frozenset({FilterField.ISSUER, FilterField.YEAR}), YearPolicy.LATEST)
+
+
+def filtered_filings(
+    fb: FinanceBench, questions: Sequence[FBQuestion], policy: AutoFilterPolicy = FB_FILTER
+) -> dict[str, FilterPlan]:
+    """The filings each question names, among the benchmark's filings, on the policy's
+    fields: those of the companies it names (all companies when none); of the document
+    types it names (all when none or none of those); of the years the policy counts (a
+    report for year N also shows N-1 and N-2), else of any year it names that is a filing
+    year, else of every year. A filing's name before its year
+    ("AMERICANWATERWORKS_2020_10K") is one more company alias. What is left of the question
+    (less the issuers and years named) is searched for.
     """
     filings = sorted(fb.corpus(), key=lambda d: d.name)
     finder = MentionFinder(
-        Issuer(d.company, aliases=(re.split(r"_\d", d.name, maxsplit=1)[0],)) for d in filings
+        (Issuer(d.company, aliases=(re.split(r"_\d", d.name, maxsplit=1)[0],)) for d in filings),
+        doc_types={d.doc_type for d in filings},
     )
     plans = {}
     for q in questions:
-        found = finder.find(q.question, YearPolicy.LATEST)
-        pool = [d for d in filings if not found.issuers or d.company in found.issuers]
-        kept = (
-            [d for d in pool if d.period in found.years]
-            or [d for d in pool if d.period in found.named_years]
-            or pool
-        )
+        found = finder.find(q.question, policy.years)
+        kept = _kept(filings, found, policy.fields)
         query = found.residual(ISSUER_KINDS | YEAR_KINDS)
         plans[q.id] = FilterPlan(tuple(d.name for d in kept), query)
     return plans
+
+
+def _kept(
+    filings: list[FBDocument], found: Mentions, fields: frozenset[FilterField]
+) -> list[FBDocument]:
+    pool = filings
+    if FilterField.ISSUER in fields and found.issuers:
+        pool = [d for d in pool if d.company in found.issuers]
+    types = found.values(MentionKind.DOC_TYPE)
+    if FilterField.DOC_TYPE in fields and types:
+        pool = [d for d in pool if d.doc_type in types] or pool
+    if FilterField.YEAR not in fields:
+        return pool
+    return (
+        [d for d in pool if d.period in found.years]
+        or [d for d in pool if d.period in found.named_years]
+        or pool
+    )
 
 
 # --- scoring -------------------------------------------------------------------------------
@@ -316,6 +362,8 @@ class BenchConfig:
     headers: tuple[bool, ...] = (False,)
     retrievers: tuple[RetrieverSpec, ...] = tuple(parse_retriever(r) for r in DEFAULT_RETRIEVERS)
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
+    #: The filtered scope's filter (fields and year policy).
+    filter: AutoFilterPolicy = FB_FILTER
     #: Fill rankings shorter than k with unranked chunks in order (the lesson's BM25 does).
     pad: bool = True
     #: Distinct pages or documents, a slot per entity, a budget (:mod:`finchunk.retrieve.deliver`).
@@ -340,10 +388,11 @@ def run_benchmark(
 ) -> dict[str, Any]:
     """The report ``finchunk bench financebench --json`` writes."""
     prog = progress or Progress()
-    docs = docs if docs is not None else parse_documents(fb, prog.parsed)
+    docs = describe_documents(fb, docs) if docs is not None else parse_documents(fb, prog.parsed)
     questions = list(fb.questions)
     gold, alignment = align_gold(questions, docs)
-    allowed = filtered_filings(fb, questions) if FBScope.FILTERED in config.scopes else None
+    filtered = FBScope.FILTERED in config.scopes
+    allowed = filtered_filings(fb, questions, config.filter) if filtered else None
     report: dict[str, Any] = {
         "documents": len(docs),
         "questions": len(questions),
@@ -358,11 +407,17 @@ def run_benchmark(
         for header in config.headers:
             c = Chunked(strategy, header, chunk_all(docs, make_strategy(strategy, header)))
             report["chunks"].append(chunk_row(c))
-            source = InMemoryTexts([ch.text for ch in c.chunks])
+            source = chunk_source(c.chunks, docs)
             for retriever in config.retrievers:
                 rows = rank_variant(c, source, retriever, questions, gold, allowed, config, prog)
                 report["results"].extend(rows)
     return report
+
+
+def chunk_source(chunks: Sequence[Chunk], docs: dict[str, Document]) -> InMemoryTexts:
+    """The chunks' texts as a source that knows each one's filing and the filings' cards."""
+    doc_map = DocumentMap.of([ch.doc_id for ch in chunks], docs)
+    return InMemoryTexts([ch.text for ch in chunks], doc_map)
 
 
 def rank_variant(

@@ -38,6 +38,7 @@ from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
+from finchunk.retrieve.filters import AutoFilterPolicy
 from finchunk.retrieve.retriever import RetrieverOptions
 
 IndexText = Callable[[Chunk], str]
@@ -73,7 +74,8 @@ class EvalSettings:
     filled to k as the lesson's BM25 delivers; ``delivery``: distinct pages or documents, a
     slot per entity, a delivery budget (:mod:`finchunk.retrieve.deliver`); ``budgets``:
     character budgets to score every run at, stopping at the first chunk that does not fit
-    and packing (skipping it), in ``report["budgets"]``.
+    and packing (skipping it), in ``report["budgets"]``; ``filter_policy``: which fields
+    and years the automatic filter uses (default: every field, every year named).
     """
 
     scope: Scope = Scope.CORPUS
@@ -82,6 +84,7 @@ class EvalSettings:
     delivery: Delivery = AS_RANKED
     threshold: float = DEFAULT_THRESHOLD
     budgets: tuple[int, ...] = ()
+    filter_policy: AutoFilterPolicy | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.threshold <= 1:
@@ -117,11 +120,13 @@ def queries(
     scope: Scope = Scope.CORPUS,
     auto_filter: bool = False,
     per_entity: bool = False,
+    policy: AutoFilterPolicy | None = None,
 ) -> list[Query]:
     """One query per answerable question: its own documents with ``scope=DOCUMENT``, the
-    documents its text names with ``auto_filter`` (the two combine); with ``per_entity``,
-    the documents of each issuer it names."""
-    named = _Named(corpus) if auto_filter or per_entity else None
+    documents its text names with ``auto_filter`` (the two combine; ``policy``: which
+    fields and years the filter uses, default all fields and every year named); with
+    ``per_entity``, the documents of each issuer it names."""
+    named = _Named(corpus, policy or AutoFilterPolicy()) if auto_filter or per_entity else None
     out = []
     for q in corpus.answerable:
         docs: set[str] | None = None
@@ -141,18 +146,19 @@ class _Named:
     """What a question's text names among the corpus's documents (issuer, ticker, year,
     type), through the documents' metadata."""
 
-    def __init__(self, corpus: Corpus) -> None:
+    def __init__(self, corpus: Corpus, policy: AutoFilterPolicy) -> None:
         from finchunk.retrieve.filters import MetadataIndex, canonical_metadata
 
         self.ids = [d.id for d in corpus.documents]
         self.index = MetadataIndex([canonical_metadata(d.metadata) for d in corpus.documents])
+        self.policy = policy
 
     def _ids(self, keep: np.ndarray) -> tuple[str, ...]:
         return tuple(d for d, k in zip(self.ids, keep.tolist(), strict=True) if k)
 
     def documents(self, question: str) -> set[str] | None:
         """The documents the automatic filter keeps; None when it names nothing."""
-        found = self.index.relax(self.index.auto_filters(question))
+        found = self.index.relax(self.index.auto_filters(question, self.policy))
         return set(self._ids(self.index.mask(found))) if found else None
 
     def entities(self, question: str) -> tuple[tuple[str, ...], ...]:
@@ -170,6 +176,7 @@ def run_variant(
     k: int,
     settings: EvalSettings = EvalSettings(),
     on_question: Tick | None = None,
+    filter_policy: AutoFilterPolicy | None = None,
 ) -> VariantRun:
     """Chunk the corpus with ``variant`` and rank the top ``k`` chunks of every question."""
     chunks = tuple(chunk_corpus(corpus, variant.chunker))
@@ -177,12 +184,13 @@ def run_variant(
     texts = tuple(to_text(c) if to_text else c.text for c in chunks)
     s = settings
     run = rank(
-        queries(corpus, s.scope, s.auto_filter, s.delivery.per_entity),
+        queries(corpus, s.scope, s.auto_filter, s.delivery.per_entity, s.filter_policy),
         chunks,
         variant.retriever,
         k,
         texts=texts,
         options=RetrieverOptions(embedder=variant.embedder),
+        documents=corpus.documents,
         name=variant.name,
         params={"strategy": variant.strategy, "header": variant.header, "scope": s.scope.value},
         pad=s.pad,

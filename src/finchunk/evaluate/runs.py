@@ -27,8 +27,9 @@ import numpy as np
 from finchunk import files
 from finchunk.errors import InputError
 from finchunk.files import atomic_write_text
-from finchunk.model import Chunk, Span
+from finchunk.model import Chunk, Document, Span
 from finchunk.retrieve.base import Hits, Retriever
+from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.deliver import AS_RANKED, ChunkFacts, Delivery, deliver, interleave
 from finchunk.retrieve.retriever import (
     InMemoryTexts,
@@ -130,9 +131,13 @@ class _Ranker:
         spec: RetrieverSpec,
         options: RetrieverOptions,
         source: InMemoryTexts | None = None,
+        documents: Sequence[Document] | Mapping[str, Document] = (),
     ) -> None:
         self.chunks, self.texts, self.spec, self.options = chunks, texts, spec, options
-        self.source = source if source is not None else InMemoryTexts(texts)
+        if source is None:
+            doc_map = DocumentMap.of([c.doc_id for c in chunks], documents)
+            source = InMemoryTexts(texts, doc_map)
+        self.source = source
         doc_ids = list(dict.fromkeys(c.doc_id for c in chunks))
         self.doc_pos = {d: i for i, d in enumerate(doc_ids)}
         self.chunk_doc = np.fromiter(
@@ -223,6 +228,7 @@ def rank(
     texts: Sequence[str] | None = None,
     options: RetrieverOptions | None = None,
     source: InMemoryTexts | None = None,
+    documents: Sequence[Document] | Mapping[str, Document] = (),
     name: str | None = None,
     params: Mapping[str, Any] | None = None,
     pad: bool = False,
@@ -233,7 +239,9 @@ def rank(
 
     ``texts`` are what is indexed and delivered for each chunk (default ``chunk.text``);
     ``chars`` of a hit is the length of its text. ``source`` shares built indexes and
-    vectors between calls over the same texts (several scopes or retrievers). ``pad``
+    vectors between calls over the same texts (several scopes or retrievers); without one,
+    ``documents`` give the cards of the chunks' documents (for retrievers with a document
+    prior; a document not given gets its id as its card). ``pad``
     fills a ranking shorter than ``k`` (BM25 ranks only texts sharing a query term) with the
     other chunks the query could reach, in chunk order, scored 0: the lesson's evaluation
     (rank_bm25's top n) delivers k chunks whatever they match. ``delivery`` (distinct pages
@@ -245,7 +253,7 @@ def rank(
     if len(texts) != len(chunks) or (source is not None and len(source.texts) != len(chunks)):
         raise ValueError(f"{len(texts)} texts for {len(chunks)} chunks")
     spec = parse_retriever(retriever)
-    ranker = _Ranker(chunks, texts, spec, options or RetrieverOptions(), source)
+    ranker = _Ranker(chunks, texts, spec, options or RetrieverOptions(), source, documents)
     rankings: dict[str, tuple[ScoredChunk, ...]] = {}
     for q in queries:
         if not delivery.plain:

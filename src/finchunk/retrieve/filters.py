@@ -16,9 +16,11 @@ then the document type are dropped.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -104,6 +106,28 @@ def parse_filters(specs: Iterable[str]) -> list[Filter]:
     return [parse_filter(s) for s in specs]
 
 
+class FilterField(StrEnum):
+    """What an automatic filter may restrict on."""
+
+    ISSUER = "issuer"  # issuers (and tickers) the question names
+    YEAR = "year"  # years it names, under the policy's :class:`YearPolicy`
+    DOC_TYPE = "doc_type"  # document types it names
+
+
+@dataclass(frozen=True)
+class AutoFilterPolicy:
+    """Which fields an automatic filter uses, and which named years count."""
+
+    fields: frozenset[FilterField] = dataclasses.field(
+        default_factory=lambda: frozenset(FilterField)
+    )
+    years: YearPolicy = YearPolicy.ANY
+
+    def __str__(self) -> str:
+        names = [f.value for f in FilterField if f in self.fields]
+        return "+".join(n if n != "year" else f"year({self.years})" for n in names) or "none"
+
+
 class MetadataIndex:
     """The documents' canonical metadata prepared once for filtering: the documents of each
     distinct value of each field, and a finder of what questions name. Building it costs one
@@ -177,20 +201,26 @@ class MetadataIndex:
         """What the question names among the documents' issuers, tickers and types."""
         return self._finder.find(question, YearPolicy.ANY)
 
-    def auto_filters(self, question: str) -> list[Filter]:
-        """Filters from what the question names that the documents also have: issuers by name
-        (a ticker only when its issuer is not named too), every year named, document types."""
-        found = self.mentions(question)
-        issuers = found.values(MentionKind.ISSUER)
-        tickers = [m for m in found.found if m.kind is MentionKind.TICKER]
-        covered = {m.value for m in tickers if m.issuer in issuers}
-        years = {str(y) for y in found.years} & set(self._docs.get("year", {}))
-        return (
-            [Filter("issuer", i) for i in issuers]
-            + [Filter("issuer", t) for t in sorted({m.value for m in tickers} - covered)]
-            + [Filter("year", y) for y in sorted(years)]
-            + [Filter("doc_type", t) for t in found.values(MentionKind.DOC_TYPE)]
-        )
+    def auto_filters(
+        self, question: str, policy: AutoFilterPolicy = AutoFilterPolicy()
+    ) -> list[Filter]:
+        """Filters from what the question names that the documents also have, on the
+        policy's fields: issuers by name (a ticker only when its issuer is not named too),
+        the years the policy counts, document types."""
+        found = self._finder.find(question, policy.years)
+        out: list[Filter] = []
+        if FilterField.ISSUER in policy.fields:
+            issuers = found.values(MentionKind.ISSUER)
+            tickers = [m for m in found.found if m.kind is MentionKind.TICKER]
+            covered = {m.value for m in tickers if m.issuer in issuers}
+            out += [Filter("issuer", i) for i in issuers]
+            out += [Filter("issuer", t) for t in sorted({m.value for m in tickers} - covered)]
+        if FilterField.YEAR in policy.fields:
+            years = {str(y) for y in found.years} & set(self._docs.get("year", {}))
+            out += [Filter("year", y) for y in sorted(years)]
+        if FilterField.DOC_TYPE in policy.fields:
+            out += [Filter("doc_type", t) for t in found.values(MentionKind.DOC_TYPE)]
+        return out
 
     def relax(self, filters: Sequence[Filter]) -> list[Filter]:
         """Drop year, then doc_type filters while the combination matches no document."""
@@ -201,8 +231,10 @@ class MetadataIndex:
             current = [f for f in current if f.field != field]
         return current if not current or self.mask(current).any() else []
 
-    def auto_mask(self, question: str, chunk_doc: np.ndarray) -> np.ndarray | None:
-        found = self.relax(self.auto_filters(question))
+    def auto_mask(
+        self, question: str, chunk_doc: np.ndarray, policy: AutoFilterPolicy = AutoFilterPolicy()
+    ) -> np.ndarray | None:
+        found = self.relax(self.auto_filters(question, policy))
         return self.mask(found)[chunk_doc] if found else None
 
 

@@ -16,6 +16,13 @@ class RetrieverKind(StrEnum):
     BM25_FIN = "bm25-fin"  # query expansion tuned on FinanceBench: label its figures so
     DENSE = "dense"
     HYBRID = "hybrid"
+    # with a document prior (:mod:`finchunk.retrieve.priors`): fused, and two-stage
+    BM25_PRIOR = "bm25-prior"
+    BM25_DOCS = "bm25-docs"
+    BM25_WORDS_PRIOR = "bm25-words-prior"
+    BM25_WORDS_DOCS = "bm25-words-docs"
+    HYBRID_PRIOR = "hybrid-prior"
+    HYBRID_DOCS = "hybrid-docs"
 
 
 class Distinct(StrEnum):

