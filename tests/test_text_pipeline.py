@@ -205,3 +205,16 @@ def test_cli_flags_reach_the_manifest_and_name_the_defaults(tmp_path: Path) -> N
         text = runner.invoke(cli, ["index" if cli is app else "financebench", "--help"]).output
         assert f"default {default.k1:g}" in text and f"default {default.b:g}" in text
     assert RetrieverOptions().bm25 == default
+
+
+def test_eval_flags_build_variants_with_those_parameters() -> None:
+    from finchunk.cli.chunk_eval import _variants
+    from finchunk.cli.common import HeaderMode, bm25_params
+    from finchunk.cli.main import app as root
+
+    params = bm25_params(0.7, None)
+    assert params == BM25Params(k1=0.7)
+    variants = _variants("structure,fixed", HeaderMode.ON, "bm25,bm25-lesson", bm25=params)
+    assert {v.bm25 for v in variants} == {params}
+    text = CliRunner().invoke(root, ["eval", "--help"], env={"COLUMNS": "200"}).output
+    assert "--bm25-k1" in text and "--bm25-b" in text
