@@ -18,8 +18,7 @@ Every cell is the measure of a configuration, then its per-question wins/losses 
 
 ``--fb-docs`` is a pickle of ``parse_documents(fb)`` (written there when missing).
 
-Results (2025 run; defaults chosen on demo + EDGAR; FinanceBench reported as dev data) are
-in ``bench/README.md`` under "BM25 text pipeline".
+Results, and which defaults they chose: ``bench/README.md``, "BM25 text pipeline".
 """
 
 from __future__ import annotations
