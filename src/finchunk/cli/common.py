@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,6 +19,8 @@ from finchunk.errors import FinchunkError, InputError
 
 if TYPE_CHECKING:
     from rich.progress import Progress
+
+    from finchunk.retrieve.bm25 import BM25Params
 
 T = TypeVar("T")
 console = Console()
@@ -32,6 +34,28 @@ class HeaderMode(StrEnum):
 
     def values(self) -> list[bool]:
         return {"on": [True], "off": [False], "both": [False, True]}[self.value]
+
+
+#: ``--bm25-k1`` / ``--bm25-b`` (eval, bench financebench, index); None: the default of
+#: :class:`finchunk.retrieve.bm25.BM25Params` (k1 0.9, b 0.5; a test checks these help texts).
+BM25K1Opt = Annotated[
+    float | None,
+    typer.Option("--bm25-k1", help="BM25 k1, term-frequency saturation (> 0; default 0.9)."),
+]
+BM25BOpt = Annotated[
+    float | None,
+    typer.Option("--bm25-b", help="BM25 b, length normalisation 0-1 (default 0.5)."),
+]
+
+
+def bm25_params(k1: float | None, b: float | None) -> BM25Params:
+    """BM25's default parameters with the ``--bm25-k1`` / ``--bm25-b`` given (validated)."""
+    from dataclasses import replace
+
+    from finchunk.retrieve.bm25 import BM25Params
+
+    given = {n: v for n, v in (("k1", k1), ("b", b)) if v is not None}
+    return replace(BM25Params(), **given)
 
 
 def parse_ks(spec: str, option: str = "--k") -> list[int]:

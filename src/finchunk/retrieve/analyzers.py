@@ -1,10 +1,15 @@
-"""How texts and queries are prepared before BM25 tokenises them.
+"""Which text pipeline BM25 runs with, and what is done to queries first.
 
-An analyzer is a named pair of pure functions: one applied to every indexed text, one to
-every query. The delivered chunk text is never changed; only what BM25 sees.
+An analyzer is named; it turns the configured :class:`~finchunk.retrieve.bm25.BM25Params`
+(``RetrieverOptions.bm25``) into the parameters its index uses, and may expand queries.
+The delivered chunk text is never changed; only what BM25 sees.
 
-* ``plain`` — the text as it is (the lesson's BM25: :func:`finchunk.retrieve.text.tokenize`);
-* ``words`` — plurals folded and numbers dropped (:func:`finchunk.retrieve.stem.words_only`);
+* ``plain`` — the configured parameters as they are (the ``bm25`` retriever);
+* ``lesson`` — the lesson's BM25 whatever is configured: :func:`~finchunk.retrieve.text.tokenize`,
+  k1 1.5, b 0.75, numbers counted (:data:`~finchunk.retrieve.bm25.LESSON_PARAMS`; equal to
+  rank_bm25's ``BM25Okapi``);
+* ``words`` — the configured pipeline with numbers dropped (years kept when ``years`` is on)
+  and English plurals folded;
 * ``words-fin`` — ``words``, with queries expanded by financial line items
   (:mod:`finchunk.retrieve.fin_terms`). That table was written after looking at which
   FinanceBench questions failed: figures measured with it are tuned on that benchmark.
@@ -13,16 +18,18 @@ every query. The delivered chunk text is never changed; only what BM25 sees.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from finchunk.errors import InputError
+from finchunk.retrieve.bm25 import LESSON_PARAMS, BM25Params
 from finchunk.retrieve.fin_terms import expand_query
-from finchunk.retrieve.stem import words_only
+from finchunk.retrieve.text import NumberMode, Stemmer
 
 
 class AnalyzerName(StrEnum):
     PLAIN = "plain"
+    LESSON = "lesson"
     WORDS = "words"
     WORDS_FIN = "words-fin"
 
@@ -31,15 +38,26 @@ def _same(text: str) -> str:
     return text
 
 
-def _words_fin(query: str) -> str:
-    return words_only(expand_query(query))
+def _configured(params: BM25Params) -> BM25Params:
+    return params
+
+
+def _lesson(params: BM25Params) -> BM25Params:
+    return LESSON_PARAMS
+
+
+def _words(params: BM25Params) -> BM25Params:
+    text = replace(params.text, numbers=NumberMode.DROP, stem=Stemmer.PLURAL_EN)
+    return replace(params, text=text)
 
 
 @dataclass(frozen=True, slots=True)
 class Analyzer:
     name: AnalyzerName
-    text: Callable[[str], str]
-    query: Callable[[str], str]
+    #: The configured parameters → the parameters (and text pipeline) this analyzer indexes with.
+    params: Callable[[BM25Params], BM25Params] = _configured
+    #: Applied to a query before the pipeline (query expansion).
+    expand: Callable[[str], str] = _same
 
     @property
     def tuned_on_benchmark(self) -> bool:
@@ -48,11 +66,13 @@ class Analyzer:
 
 
 ANALYZERS: dict[AnalyzerName, Analyzer] = {
-    AnalyzerName.PLAIN: Analyzer(AnalyzerName.PLAIN, _same, _same),
-    AnalyzerName.WORDS: Analyzer(AnalyzerName.WORDS, words_only, words_only),
-    AnalyzerName.WORDS_FIN: Analyzer(AnalyzerName.WORDS_FIN, words_only, _words_fin),
+    AnalyzerName.PLAIN: Analyzer(AnalyzerName.PLAIN),
+    AnalyzerName.LESSON: Analyzer(AnalyzerName.LESSON, _lesson),
+    AnalyzerName.WORDS: Analyzer(AnalyzerName.WORDS, _words),
+    AnalyzerName.WORDS_FIN: Analyzer(AnalyzerName.WORDS_FIN, _words, expand_query),
 }
 PLAIN = ANALYZERS[AnalyzerName.PLAIN]
+LESSON = ANALYZERS[AnalyzerName.LESSON]
 
 
 def analyzer(name: str | AnalyzerName) -> Analyzer:

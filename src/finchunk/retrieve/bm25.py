@@ -4,8 +4,14 @@ The index is an inverted file: for every term, the chunks that contain it and th
 precomputed BM25 weight in each (the eager scoring bm25s uses). A query touches only the
 postings of its terms: their weights are summed per chunk (one ``bincount`` over the
 chunks the postings name, no Python loop and no pass over the whole corpus), and only those
-chunks are ranked. Scores equal ``BM25Okapi.get_scores`` (same idf with the same floor for
-very common terms; a query term repeated counts again); ``tests/test_bm25.py`` checks it.
+chunks are ranked. With :data:`LESSON_PARAMS` scores equal ``BM25Okapi.get_scores`` (same
+idf with the same floor for very common terms; a query term repeated counts again);
+``tests/test_bm25.py`` checks it.
+
+Terms and lengths come from the parameters' :class:`~finchunk.retrieve.text.TextPipeline`,
+for texts and queries alike; the length a text is normalised by counts the terms the
+pipeline counts (with ``numbers="uncounted"``, words only: a table's figures still match
+but do not make it "long"). The parameters, pipeline included, are saved with the index.
 
 ``search`` ranks the chunks that share a term with the query (BM25 gives the others no
 score); ``scores`` gives the full array, as rank_bm25 does.
@@ -16,24 +22,66 @@ Rankings are stable: equal scores keep chunk order, so the same input ranks the 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.retrieve.base import Hits
-from finchunk.retrieve.text import tokenize
+from finchunk.retrieve.text import LESSON_TEXT, TextPipeline
 
 
 @dataclass(frozen=True, slots=True)
 class BM25Params:
-    k1: float = 1.5
-    b: float = 0.75
-    #: Terms in more than half the chunks get ``epsilon * mean idf`` instead of a negative idf.
+    """BM25's parameters and the text pipeline its terms and lengths come from.
+
+    ``k1``: term-frequency saturation (> 0); ``b``: length normalisation, 0 (none) to 1
+    (full); ``epsilon``: terms in more than half the chunks get ``epsilon * mean idf``
+    instead of a negative idf (as rank_bm25). The defaults were chosen on development data
+    (``bench/lexical_ablation.py``); :data:`LESSON_PARAMS` is the lesson's BM25 exactly.
+    """
+
+    k1: float = 0.9
+    b: float = 0.5
     epsilon: float = 0.25
+    text: TextPipeline = field(default_factory=TextPipeline)
+
+    def __post_init__(self) -> None:
+        for name in ("k1", "b", "epsilon"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InputError(f"BM25 {name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise InputError(f"BM25 {name} must be finite, got {value!r}")
+            object.__setattr__(self, name, float(value))
+        if self.k1 <= 0:
+            raise InputError(f"BM25 k1 must be greater than 0, got {self.k1}")
+        if not 0 <= self.b <= 1:
+            raise InputError(f"BM25 b must be between 0 and 1, got {self.b}")
+        if self.epsilon < 0:
+            raise InputError(f"BM25 epsilon must be at least 0, got {self.epsilon}")
+        if isinstance(self.text, dict):
+            object.__setattr__(self, "text", TextPipeline.from_dict(self.text))
+        if not isinstance(self.text, TextPipeline):
+            raise InputError(f"BM25 text must be a text pipeline, got {self.text!r}")
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> BM25Params:
+        """From :func:`dataclasses.asdict` output (an index's ``bm25.json``, a manifest);
+        without ``text`` (older indexes) the lesson's text."""
+        try:
+            return cls(**{"text": asdict(LESSON_TEXT), **raw})
+        except TypeError as exc:
+            raise InputError(f"BM25 parameters: {exc}") from None
+
+
+#: The lesson's BM25 (rank_bm25's ``BM25Okapi`` defaults over :func:`tokenize`).
+LESSON_PARAMS = BM25Params(k1=1.5, b=0.75, epsilon=0.25, text=LESSON_TEXT)
 
 
 def okapi_idf(doc_freq: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
@@ -52,9 +100,10 @@ class BM25Index:
         self.params = params
         self.size = len(texts)
         self.vocab: dict[str, int] = {}
-        self._build([tokenize(t) for t in texts])
+        terms = [params.text.terms(t) for t in texts]
+        self._build([t for t, _ in terms], [n for _, n in terms])
 
-    def _build(self, docs: list[list[str]]) -> None:
+    def _build(self, docs: list[list[str]], doc_lengths: list[int]) -> None:
         term_ids: list[np.ndarray] = []
         tfs: list[np.ndarray] = []
         for toks in docs:
@@ -62,7 +111,7 @@ class BM25Index:
             ids = [self.vocab.setdefault(t, len(self.vocab)) for t in counts]
             term_ids.append(np.asarray(ids, dtype=np.int64))
             tfs.append(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
-        lengths = np.fromiter((len(d) for d in docs), dtype=np.float64, count=len(docs))
+        lengths = np.asarray(doc_lengths, dtype=np.float64)
         doc_of = np.repeat(np.arange(len(docs), dtype=np.int64), [len(t) for t in term_ids])
         terms = np.concatenate(term_ids) if term_ids else np.zeros(0, dtype=np.int64)
         tf = np.concatenate(tfs) if tfs else np.zeros(0)
@@ -81,7 +130,7 @@ class BM25Index:
 
     def _postings(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         """Chunk ids and weights of every posting of the query's terms, term by term."""
-        ids = [self.vocab[t] for t in tokenize(query) if t in self.vocab]
+        ids = [self.vocab[t] for t in self.params.text.tokens(query) if t in self.vocab]
         if not ids or not self.size:
             return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
         parts = [slice(self._offsets[i], self._offsets[i + 1]) for i in ids]
@@ -139,7 +188,7 @@ class BM25Index:
         try:
             meta = json.loads((d / "bm25.json").read_text(encoding="utf-8"))
             obj = cls.__new__(cls)
-            obj.params = BM25Params(**meta["params"])
+            obj.params = BM25Params.from_dict(meta["params"])
             obj.size = int(meta["size"])
             obj.vocab = json.loads((d / "vocab.json").read_text(encoding="utf-8"))
             obj._docs = np.load(d / "postings_docs.npy")
@@ -147,4 +196,6 @@ class BM25Index:
             obj._offsets = np.load(d / "term_offsets.npy")
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{d}: not a readable BM25 index ({exc})") from exc
+        except InputError as exc:
+            raise InputError(f"{d}: {exc}") from None
         return obj

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -50,13 +50,16 @@ META_SUFFIX = ".meta.json"
 
 @dataclass(frozen=True, slots=True)
 class IndexConfig:
-    """How chunks are made and embedded; part of the manifest (a change rebuilds all)."""
+    """How chunks are made and embedded (part of the manifest; a change rebuilds all), and
+    BM25's parameters and text pipeline (stored in the manifest; search uses them; the BM25
+    index is rebuilt from the chunk texts on every build)."""
 
     strategy: Strategy = Strategy.STRUCTURE
     size: int | None = None
     overlap: int | None = None
     header: bool = True
     model: str | None = None  # embedder name; None: no dense vectors
+    bm25: BM25Params = BM25Params()
 
     def chunking(self) -> dict[str, Any]:
         return {
@@ -175,7 +178,7 @@ def _manifest_for(config: IndexConfig, dim: int | None) -> Manifest:
         format=FORMAT,
         finchunk_version=finchunk.__version__,
         chunking=config.chunking(),
-        bm25=asdict(BM25Params()),
+        bm25=asdict(config.bm25),
         dense={"model": config.model, "dim": dim} if config.model else None,
     )
 
@@ -335,9 +338,7 @@ def build_index(
     if config.model and embedder is None:
         embedder = make_embedder(config.model)
     if embedder is not None and config.model != embedder.name:
-        config = IndexConfig(
-            config.strategy, config.size, config.overlap, config.header, embedder.name
-        )
+        config = replace(config, model=embedder.name)
     prepare_root(root)
     report = BuildReport(root)
     old, report.rebuilt, previous = _previous(root, config)

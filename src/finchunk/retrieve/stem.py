@@ -1,27 +1,24 @@
-"""Harman's S-stemmer (1991): English plurals folded to singular, for lexical retrieval.
+"""Plural stemmers for lexical retrieval: English (Harman's S-stemmer, 1991) and Spanish.
 
-"statements" → "statement", "liabilities" → "liability", "flows" → "flow"; words ending in
-"us" or "ss" ("gross", "bonus") stay. Only plural endings are touched, so the stemmer is
-safe on financial vocabulary, and it is cheap: a regex visits only words ending in "s".
+English: "statements" → "statement", "liabilities" → "liability", "flows" → "flow"; words
+ending in "us" or "ss" ("gross", "bonus") stay. Only plural endings are touched, so the
+stemmer is safe on financial vocabulary. On Spanish it folds the vowel plurals ("ingresos",
+"ventas") and leaves "-des"/"-nes" half-folded ("sociedades" → "sociedade").
 
-:func:`words_only` also drops numbers ("5,363", "(1,577)", "2018", "12.5%"): in financial
-filings numbers make up a large share of the tokens of tables, so BM25's length
-normalisation punishes exactly the statement tables questions are about, while the numbers
-themselves rarely match a question (mostly years, printed on every page). Tokens that mix
-letters and digits ("FY2018", "3M", "Q2") stay.
+Spanish (:func:`stem_word_es`): "-ces" → "-z" ("veces" → "vez"), consonant + "es" → the
+consonant ("sociedades" → "sociedad", "operaciones" → "operacion", "capitales" → "capital"),
+vowel + "s" → the vowel ("ingresos" → "ingreso"). Not for English text ("sales" → "sal").
 
-Used by the ``bm25-words`` and ``bm25-fin`` retrievers of the FinanceBench benchmark, on
-chunk texts and queries alike (the delivered chunk text is never changed).
+:class:`finchunk.retrieve.text.TextPipeline` applies one of them to its tokens after stop
+words are removed ("does" is a stop word, never "doe"). Both are cached per word.
 """
 
 from __future__ import annotations
 
-import re
-
-_PLURAL = re.compile(r"\b[A-Za-z]{3,}s\b")
-_NUMBER = re.compile(r"(?<![\w.])[$(]?\d[\d,.]*\)?%?(?!\w)")
+from functools import lru_cache
 
 
+@lru_cache(maxsize=65536)
 def stem_word(word: str) -> str:
     w = word.lower()
     if w.endswith("ies") and not w.endswith(("eies", "aies")):
@@ -33,16 +30,16 @@ def stem_word(word: str) -> str:
     return w
 
 
-def stem_text(text: str) -> str:
-    """``text`` with every plural word replaced by its singular (lowercased)."""
-    return _PLURAL.sub(lambda m: stem_word(m.group()), text)
+_ES_CONSONANT_PLURAL = ("des", "les", "nes", "res", "jes", "yes")
 
 
-def drop_numbers(text: str) -> str:
-    """``text`` with every standalone number replaced by a space."""
-    return _NUMBER.sub(" ", text)
-
-
-def words_only(text: str) -> str:
-    """Plural-folded words, numbers dropped: what the ``bm25-words`` retriever indexes."""
-    return stem_text(drop_numbers(text))
+@lru_cache(maxsize=65536)
+def stem_word_es(word: str) -> str:
+    w = word.lower()
+    if w.endswith("ces"):
+        return w[:-3] + "z"
+    if w.endswith(_ES_CONSONANT_PLURAL):
+        return w[:-2]
+    if w.endswith(("as", "es", "os")):
+        return w[:-1]
+    return w

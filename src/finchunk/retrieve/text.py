@@ -1,14 +1,25 @@
-"""Text normalisation for lexical retrieval, as in the lesson.
+"""Text normalisation for lexical retrieval.
 
-lowercase → NFKD → combining marks (accents) stripped → ``\\w+`` tokens → Spanish and English
-stop words removed. "Información" and "informacion" are the same token.
+:func:`tokenize` is the lesson's: lowercase → NFKD → combining marks (accents) stripped →
+``\\w+`` tokens → Spanish and English stop words removed. "Información" and "informacion"
+are the same token.
+
+:class:`TextPipeline` is what BM25 indexes with: the lesson's steps plus named options
+(footnote marks split off, fiscal years normalised, plural stemming after stop-word removal,
+numbers kept for matching but out of the length), the same for chunks, headers and queries.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
+from typing import Any
+
+from finchunk.errors import InputError
+from finchunk.retrieve.stem import stem_word, stem_word_es
 
 _WORD = re.compile(r"\w+")
 
@@ -60,3 +71,142 @@ def tokenize(text: str, *, stop_words: frozenset[str] = STOP_WORDS) -> list[str]
 def query_terms(text: str) -> tuple[str, ...]:
     """Distinct query tokens in first-seen order (cached: queries repeat across configs)."""
     return tuple(dict.fromkeys(tokenize(text)))
+
+
+# --- the text pipeline BM25 indexes with ------------------------------------------------------
+
+
+class NumberMode(StrEnum):
+    """What numeric tokens (all digits: "2018", "5" and "363" of "5,363") do in BM25."""
+
+    COUNT = "count"  #: matched and counted in the document length (the lesson's BM25)
+    UNCOUNTED = "uncounted"  #: matched, but the length BM25 normalises by counts words only
+    DROP = "drop"  #: removed (years stay when ``years`` is on); the length counts words
+
+
+class Stemmer(StrEnum):
+    NONE = "none"
+    PLURAL_EN = "plural-en"  #: Harman's S-stemmer (English plurals; safe on Spanish "-os/-as")
+    PLURAL_ES = "plural-es"  #: Spanish plural rules (for Spanish-only corpora)
+
+
+#: Footnote marks that glue onto words: superscript and subscript digits and signs (NFKD
+#: would turn "EBITDA²" into "ebitda2"), and the note symbols. Each becomes a space.
+_MARKS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾⁺⁻₀₁₂₃₄₅₆₇₈₉₍₎†‡*§¶"
+_MARK_TABLE = str.maketrans(dict.fromkeys(_MARKS, " "))
+
+# Fiscal-year and quarter forms, on lowercased, folded text (each alternative is a fixed
+# prefix then a bounded digit run: linear). Two-digit years: 00-49 → 20xx, 50-99 → 19xx.
+_FISCAL = re.compile(
+    r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)((?:19|20)\d{2}|\d{2})\b"
+    r"|\bq([1-4])(fy)?((?:19|20)\d{2}|\d{2})\b"
+    r"|\b([1-4])q(fy)?((?:19|20)\d{2}|\d{2})?\b"
+)
+
+
+def _year(digits: str) -> str:
+    if len(digits) == 4:
+        return digits
+    return ("20" if int(digits) < 50 else "19") + digits
+
+
+def _fiscal(m: re.Match[str]) -> str:
+    fy, q1, fy1, y1, q2, fy2, y2 = m.groups()
+    if fy is not None:
+        y = _year(fy)
+        prefix = m.group()[: m.start(1) - m.start()]  # "fy", "fy ", "fiscal year "
+        return f"fy{y} {y}" if prefix.startswith("fy") else prefix + y
+    quarter, has_fy, digits = (q1, fy1, y1) if q1 is not None else (q2, fy2, y2)
+    if digits is None:
+        return f"q{quarter}"
+    y = _year(digits)
+    return f"q{quarter} fy{y} {y}" if has_fy else f"q{quarter} {y}"
+
+
+def normalize_fiscal(folded: str) -> str:
+    """``fy2018``/``fy18``/``fy 2018`` → ``fy2018 2018``; ``fiscal (year) 18`` → ``fiscal
+    (year) 2018``; ``3q24``/``q324`` → ``q3 2024``; ``q3fy24`` → ``q3 fy2024 2024``
+    (lowercased text). "Fiscal 2018" gains no ``fy2018``: a rare token added to every
+    "fiscal YEAR" question outweighed its other terms on the EDGAR dev set (3 losses)."""
+    return _FISCAL.sub(_fiscal, folded)
+
+
+@dataclass(frozen=True, slots=True)
+class TextPipeline:
+    """How a text (chunk, header or query alike) becomes BM25 terms, and what counts in
+    its length: footnote marks split off → lowercase, NFKD, accents stripped → fiscal-year
+    forms normalised → ``\\w+`` tokens → stop words removed → plurals stemmed.
+
+    ``marks``: superscript/subscript digits and note symbols become spaces before folding;
+    ``years``: fiscal-year and quarter forms normalised (:func:`normalize_fiscal`);
+    ``numbers``: see :class:`NumberMode`; ``stem``: see :class:`Stemmer`.
+    :data:`LESSON_TEXT` (all off, numbers counted) is the lesson's :func:`tokenize`.
+
+    Defaults (measured on the demo corpus and the EDGAR dev set, ``bench/lexical_ablation.py``):
+    marks and years on, numbers uncounted, no stemming (plural stemming lost questions on
+    both: it conflates "resultados" headings with "resultado", "sales" with "sale").
+    """
+
+    marks: bool = True
+    years: bool = True
+    numbers: NumberMode = NumberMode.UNCOUNTED
+    stem: Stemmer = Stemmer.NONE
+
+    def __post_init__(self) -> None:
+        for name in ("marks", "years"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"text pipeline: {name} must be true or false")
+        for name, kind in (("numbers", NumberMode), ("stem", Stemmer)):
+            try:
+                object.__setattr__(self, name, kind(getattr(self, name)))
+            except ValueError:
+                choices = ", ".join(k.value for k in kind)
+                raise InputError(
+                    f"text pipeline: unknown {name} {getattr(self, name)!r}; choose from {choices}"
+                ) from None
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> TextPipeline:
+        try:
+            return cls(**raw)
+        except TypeError as exc:
+            raise InputError(f"text pipeline: {exc}") from None
+
+    def terms(self, text: str) -> tuple[list[str], int]:
+        """The terms of ``text`` and its length for BM25 (terms BM25 counts)."""
+        if self.marks:
+            text = text.translate(_MARK_TABLE)
+        folded = normalize(text)
+        if self.years:
+            folded = normalize_fiscal(folded)
+        toks = [t for t in _WORD.findall(folded) if t not in STOP_WORDS]
+        if self.stem is not Stemmer.NONE:
+            stem = stem_word if self.stem is Stemmer.PLURAL_EN else stem_word_es
+            toks = [stem(t) if _plural(t) else t for t in toks]
+        if self.numbers is NumberMode.COUNT:
+            return toks, len(toks)
+        numeric = [t.isdigit() and t.isascii() for t in toks]
+        words = len(toks) - sum(numeric)
+        if self.numbers is NumberMode.DROP:
+            keep_years = self.years
+            toks = [
+                t
+                for t, n in zip(toks, numeric, strict=True)
+                if not n or (keep_years and _is_year(t))
+            ]
+        return toks, words
+
+    def tokens(self, text: str) -> list[str]:
+        return self.terms(text)[0]
+
+
+def _plural(token: str) -> bool:
+    return token[-1] == "s" and len(token) > 3 and token.isalpha()
+
+
+def _is_year(token: str) -> bool:
+    return len(token) == 4 and token[:2] in ("19", "20")
+
+
+#: The lesson's BM25 text: :func:`tokenize` exactly.
+LESSON_TEXT = TextPipeline(marks=False, years=False, numbers=NumberMode.COUNT, stem=Stemmer.NONE)
