@@ -274,6 +274,16 @@ class FactDB:
         ).fetchall()
         return [(_period_of(start, end), count) for start, end, count in rows]
 
+    def filing_fiscal(self, cik: int, accn: str) -> tuple[int | None, str | None]:
+        """The fiscal year and period ("FY", "Q2") a filing reports for, as its facts say
+        (companyfacts gives them; a file loaded without them gives (None, None))."""
+        row = self._db.execute(
+            "SELECT fy, fp FROM facts WHERE cik=? AND accn=? AND fy IS NOT NULL "
+            "GROUP BY fy, fp ORDER BY count(*) DESC, fy DESC LIMIT 1",
+            (cik, accn),
+        ).fetchone()
+        return (None, None) if row is None else (int(row[0]), row[1])
+
     def entity_name(self, cik: int) -> str | None:
         row = self._db.execute("SELECT name FROM entities WHERE cik=?", (cik,)).fetchone()
         return None if row is None else row[0]

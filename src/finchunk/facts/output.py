@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from finchunk.facts.model import Answer, Derivation, FrameRow, Observation, Period
-from finchunk.facts.values import decimal_text
+from finchunk.facts.model import Answer, Derivation, Filing, FrameRow, Observation, Period
+from finchunk.facts.values import decimal_text, display_value
 
 
 def _start(period: Period | None) -> str | None:
@@ -41,6 +41,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     filed = filing.filed if filing else _derived_filed(answer.derived)
     return {
         "value": None if answer.value is None else decimal_text(answer.value),
+        "display": None if answer.value is None else display_value(answer.value, answer.unit),
         "unit": answer.unit,
         "start": _start(answer.period),
         "end": _end(answer.period),
@@ -56,6 +57,15 @@ def answer_json(answer: Answer) -> dict[str, Any]:
 
 def _derived_filed(derived: Derivation | None):
     return max(item.filing.filed for item in derived.inputs) if derived else None
+
+
+def filing_label(filing: Filing, fy: int | None, fp: str | None) -> str:
+    """A filing as an analyst names it: "the FY2025 10-K", "the Q2 FY2025 10-Q"; by its
+    accession when its fiscal period is not known ("the 10-K 0000320193-25-000079")."""
+    if fy is None:
+        return f"the {filing.form} {filing.accn}"
+    period = f"FY{fy}" if fp in (None, "FY") else f"{fp} FY{fy}"
+    return f"the {period} {filing.form}"
 
 
 def observation_json(obs: Observation) -> dict[str, Any]:

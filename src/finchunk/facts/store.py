@@ -45,6 +45,10 @@ class FactStore:
         """(CIK, name) of every entity in the store."""
         return self.db.entities()
 
+    def filing_fiscal(self, cik: int, accn: str) -> tuple[int | None, str | None]:
+        """Fiscal year and period ("FY", "Q1".."Q3") of a filing of the entity, when known."""
+        return self.db.filing_fiscal(cik, accn)
+
     def get(
         self,
         cik: int,
