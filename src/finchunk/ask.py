@@ -181,26 +181,30 @@ def find_measure(question: str) -> Metric | Ratio | None:
 _RESTATING: dict[str, frozenset[str]] = {
     # how the question asks for an amount: "how much cash", "the amount of revenue"
     "quantity": frozenset(
-        "much many amount amounts figure figures level levels value size sum number balance "
-        "cuanto cuanta importe cifra valor saldo nivel".split()
+        ["much", "many", "amount", "amounts", "figure", "figures", "level", "levels", "value",
+         "size", "sum", "number", "balance", "cuanto", "cuanta", "importe", "cifra", "valor",
+         "saldo", "nivel"]
     ),
     # the whole entity, as reported: "total", "consolidated net sales", "GAAP net income"
     "scope": frozenset(
-        "total overall entire whole net consolidated reported gaap group company companywide "
-        "combined aggregate headline s total consolidado consolidada consolidados".split()
+        ["total", "overall", "entire", "whole", "net", "consolidated", "reported", "gaap",
+         "group", "company", "companywide", "combined", "aggregate", "headline", "s",
+         "consolidado", "consolidada", "consolidados"]
     ),
     # when, without a number: "annual revenue", "fourth quarter sales", "ending cash"
     "timing": frozenset(
-        "annual yearly quarterly quarter fiscal full year years first second third fourth "
-        "ending end closing year-end latest last trimestre ejercicio anual anuales".split()
+        ["annual", "yearly", "quarterly", "quarter", "fiscal", "full", "year", "years", "first",
+         "second", "third", "fourth", "ending", "end", "closing", "latest", "last", "trimestre",
+         "ejercicio", "anual", "anuales"]
     ),
     # the verb the question puts before the figure: "did Apple report revenue"
     "reporting": frozenset(
-        "report reports reported post posts posted earn earns earned make makes made generate "
-        "generates generated record records recorded book booked achieve achieved deliver "
-        "delivered hold holds held show shows showed".split()
+        ["report", "reports", "reported", "post", "posts", "posted", "earn", "earns", "earned",
+         "make", "makes", "made", "generate", "generates", "generated", "record", "records",
+         "recorded", "book", "booked", "achieve", "achieved", "deliver", "delivered", "hold",
+         "holds", "held", "show", "shows", "showed"]
     ),
-}
+}  # fmt: skip
 _RESTATES = frozenset().union(*_RESTATING.values())
 #: Words right after a figure that narrow it ("revenue by segment", "ingresos por país").
 _NARROWING = frozenset(["by", "from", "per", "por", "segment", "segments", "segmento", "segmentos"])

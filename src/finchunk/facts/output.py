@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from finchunk.facts.model import Answer, Derivation, Filing, FrameRow, Observation, Period
+from finchunk.facts.concepts import Suggestions
+from finchunk.facts.model import (
+    Answer,
+    ConceptUse,
+    Derivation,
+    Filing,
+    FrameRow,
+    Observation,
+    Period,
+)
 from finchunk.facts.values import decimal_text, display_value
 
 
@@ -66,6 +75,34 @@ def filing_label(filing: Filing, fy: int | None, fp: str | None) -> str:
         return f"the {filing.form} {filing.accn}"
     period = f"FY{fy}" if fp in (None, "FY") else f"{fp} FY{fy}"
     return f"the {period} {filing.form}"
+
+
+def concept_use_json(use: ConceptUse) -> dict[str, Any]:
+    return {"concept": use.concept, "label": use.label, "last_end": use.last_end.isoformat()}
+
+
+def suggestions_json(found: Suggestions) -> dict[str, Any]:
+    return {
+        "asked_last_end": found.asked.last_end.isoformat() if found.asked else None,
+        "similar": [concept_use_json(u) for u in found.similar],
+    }
+
+
+def suggestion_lines(cik: int, found: Suggestions) -> list[str]:
+    """What to ask instead: how recent the asked concept's facts are, and the concepts closest
+    to it that the entity reports, one a line with its label and latest period end."""
+    lines = []
+    if found.asked is not None:
+        lines.append(
+            f"CIK {cik} reports {found.asked.concept} for periods up to "
+            f"{found.asked.last_end.isoformat()}"
+        )
+    if found.similar:
+        lines.append(f"closest concepts CIK {cik} reports (entity-wide):")
+    for u in found.similar:
+        label = f" ({u.label})" if u.label else ""
+        lines.append(f"  {u.concept}{label}, up to {u.last_end.isoformat()}")
+    return lines
 
 
 def observation_json(obs: Observation) -> dict[str, Any]:

@@ -101,9 +101,7 @@ def display_value(value: Decimal, unit: str | None) -> str:
 def _money(value: Decimal, currency: str) -> str:
     sign = "-" if value < 0 else ""
     size = abs(value)
-    amount = (
-        f"{_grouped(size / _MILLION, 2)} million" if size >= _MILLION else _grouped(size)
-    )
+    amount = f"{_grouped(size / _MILLION, 2)} million" if size >= _MILLION else _grouped(size)
     symbol = _SYMBOLS.get(currency)
     return f"{sign}{symbol}{amount}" if symbol else f"{sign}{currency} {amount}"
 
