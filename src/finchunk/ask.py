@@ -211,7 +211,7 @@ _NARROWING = frozenset(["by", "from", "per", "por", "segment", "segments", "segm
 #: Words that narrow a figure wherever they stand ("revenue of the services segment").
 _PARTS = frozenset(
     ["segment", "segments", "division", "divisions", "region", "regions", "geographic",
-     "segmento", "segmentos", "division", "divisiones", "region", "regiones"]
+     "segmento", "segmentos", "divisiones", "regiones"]
 )  # fmt: skip
 _PERIOD_WORD = re.compile(r"(?:fy|q|t)?\d+[a-z]?")
 
