@@ -90,6 +90,7 @@ def test_get_json_shape_and_as_of(db):
     before = _json([*base, "--as-of", "2021-06-14"])
     assert before == {
         "value": "100",
+        "display": "$100",
         "unit": "USD",
         "start": "2020-01-01",
         "end": "2020-12-31",

@@ -4,6 +4,8 @@ when a command runs."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -11,10 +13,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from finchunk.cli.common import user_errors
+from finchunk.cli.common import print_error, user_errors
 from finchunk.errors import InputError
 
 if TYPE_CHECKING:
+    from finchunk.facts.concepts import Suggestions
     from finchunk.facts.model import Period
     from finchunk.facts.store import FactStore
 
@@ -147,13 +150,15 @@ def get(
     dim: DimOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The value of one fact as known on --as-of (latest filing on or before it)."""
-    from finchunk.facts.output import answer_json, answer_line
+    """The value of one fact as known on --as-of (latest filing on or before it). CONCEPT
+    may omit its prefix when one taxonomy has the name; with no value, the closest concepts
+    the entity reports are listed."""
+    from finchunk.facts.output import answer_json, answer_line, suggestions_json
     from finchunk.facts.values import option_date
 
     with user_errors():
         period = _PeriodOptions(start, end, instant).period(required=fiscal_year is None)
-        with _existing_store(db) as store:
+        with _existing_store(db) as store, _suggesting(store, cik, concept):
             answer = store.get(
                 cik,
                 concept,
@@ -164,7 +169,37 @@ def get(
                 as_of=option_date(as_of, "--as-of"),
                 dims=_dims(dim),
             )
-        typer.echo(json.dumps(answer_json(answer), indent=2) if as_json else answer_line(answer))
+            found = None if answer.value is not None else store.similar_concepts(cik, concept)
+        if as_json:
+            data = answer_json(answer)
+            if found is not None:
+                data["suggestions"] = suggestions_json(found)
+            typer.echo(json.dumps(data, indent=2))
+            return
+        typer.echo(answer_line(answer))
+        if found is not None:
+            _echo_suggestions(cik, found)
+
+
+def _echo_suggestions(cik: int, found: Suggestions, err: bool = False) -> None:
+    from finchunk.facts.output import suggestion_lines
+
+    for line in suggestion_lines(cik, found):
+        typer.echo(line, err=err)
+
+
+@contextmanager
+def _suggesting(store: FactStore, cik: int, concept: str) -> Iterator[None]:
+    """An entity with no facts for the concept: the error, then the closest concepts it does
+    report (on stderr), exit status 2."""
+    from finchunk.facts.query import NoFactsError
+
+    try:
+        yield
+    except NoFactsError as exc:
+        print_error(str(exc))
+        _echo_suggestions(cik, store.similar_concepts(cik, exc.concept), err=True)
+        raise typer.Exit(2) from None
 
 
 @app.command()
@@ -186,7 +221,7 @@ def history(
 
     with user_errors():
         period = _PeriodOptions(start, end, instant).period()
-        with _existing_store(db) as store:
+        with _existing_store(db) as store, _suggesting(store, cik, concept):
             rows = store.history(
                 cik,
                 concept,

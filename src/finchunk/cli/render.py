@@ -235,7 +235,10 @@ def render_answer(console: Console, ans: Any) -> None:
         console.print(Text(n, style="dim"))
     if ans.fact is not None:
         f = ans.fact
-        console.print(Text(f"{f.entity} {f.measure} {f.period}: {f.value} {f.unit or ''}"))
+        console.print(Text(f"{f.entity} {f.measure} {f.period}: {f.display}", style="bold"))
+        if f.basis:
+            hint = " (the latest filing; --as-of DATE for an earlier view)"
+            console.print(Text(f.basis + (hint if f.basis.startswith("as of today") else "")))
         if f.formula:
             console.print(Text(f"computed: {f.formula}"))
         for a in f.answers:

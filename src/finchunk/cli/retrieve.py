@@ -132,8 +132,9 @@ def ask_cmd(
     retriever: RetrieverOpt = RetrieverKind.BM25.value,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Answer a figure question from the fact store, anything else with cited chunks."""
-    from finchunk.ask import AskOptions, ask
+    """Answer a figure question from the fact store, anything else with cited chunks.
+    Exit status 2 when neither could answer (route none: the reason says why)."""
+    from finchunk.ask import AskOptions, Route, ask
     from finchunk.cli.render import render_answer
 
     with user_errors():
@@ -144,6 +145,8 @@ def ask_cmd(
             typer.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         else:
             render_answer(console, answer)
+    if answer.route is Route.NONE:
+        raise typer.Exit(2)
 
 
 def _parse_date(text: str) -> date:

@@ -39,6 +39,9 @@ def companyfacts_from_dict(doc: Any, source: str) -> ParsedFacts:
         for name, body in _items(concepts, source, f"facts.{taxonomy}"):
             where = f"facts.{taxonomy}.{name}.units"
             units = body.get("units") if isinstance(body, dict) else None
+            label = body.get("label") if isinstance(body, dict) else None
+            if isinstance(label, str) and label.strip():
+                parsed.labels[f"{taxonomy}:{name}"] = label.strip()
             for unit, rows in _items(units, source, where):
                 if not isinstance(rows, list):
                     raise ParseError(source, "expected a list of observations", f"{where}.{unit}")

@@ -14,11 +14,20 @@ from decimal import Decimal
 from pathlib import Path
 
 from finchunk.errors import InputError
-from finchunk.facts.model import Dims, Fact, Filing, FrameRow, Observation, ParsedFacts, Period
+from finchunk.facts.model import (
+    ConceptUse,
+    Dims,
+    Fact,
+    Filing,
+    FrameRow,
+    Observation,
+    ParsedFacts,
+    Period,
+)
 from finchunk.facts.names import dims_key
 from finchunk.facts.values import decimal_text
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3 added the labels table; a version-2 store is upgraded on opening
 _FAR_FUTURE = "9999-12-31"
 _NO_CONCEPT = -1
 _KEY = "cik, concept_id, unit, period_end, period_start, dims, accn"
@@ -31,6 +40,7 @@ _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entities (cik INTEGER PRIMARY KEY, name TEXT);
 CREATE TABLE IF NOT EXISTS concepts (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS labels (concept_id INTEGER PRIMARY KEY, label TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS facts (
     cik INTEGER NOT NULL,
     concept_id INTEGER NOT NULL,  -- concepts.id of "taxonomy:Name"
@@ -107,7 +117,9 @@ class FactDB:
         except sqlite3.DatabaseError as exc:
             raise InputError(f"{self.path}: not a usable fact store ({exc})") from exc
         self._db.execute(
-            "INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            "INSERT INTO meta VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET "
+            "value = excluded.value WHERE value = '2'",
+            (str(SCHEMA_VERSION),),
         )
         self._db.commit()
         self._concept_ids = dict(self._db.execute("SELECT name, id FROM concepts").fetchall())
@@ -141,7 +153,12 @@ class FactDB:
         with self._db:
             self._db.execute("DROP TABLE IF EXISTS temp.staging")
             self._db.execute(f"CREATE TEMP TABLE staging AS SELECT {_COLUMNS} FROM facts LIMIT 0")
-            self._add_concepts(sorted({f.concept for f in parsed.facts}))
+            self._add_concepts(sorted({f.concept for f in parsed.facts} | set(parsed.labels)))
+            self._db.executemany(
+                "INSERT INTO labels VALUES (?, ?) ON CONFLICT(concept_id) DO UPDATE SET "
+                "label = excluded.label",
+                [(self._concept_ids[c], label) for c, label in sorted(parsed.labels.items())],
+            )
             self._db.executemany(
                 f"INSERT INTO staging ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 _rows(parsed.facts, self._concept_ids),
@@ -273,6 +290,41 @@ class FactDB:
             (cik, first_end.isoformat(), last_end.isoformat(), _as_of_text(as_of)),
         ).fetchall()
         return [(_period_of(start, end), count) for start, end, count in rows]
+
+    def concepts_named(self, local: str) -> list[str]:
+        """Every stored concept whose name after the taxonomy prefix is ``local`` (any case),
+        those spelled exactly as given first: "Revenues" -> ["us-gaap:Revenues"]."""
+        rows = self._db.execute(
+            "SELECT name FROM concepts WHERE lower(substr(name, instr(name, ':') + 1)) = lower(?) "
+            "ORDER BY substr(name, instr(name, ':') + 1) != ?, name",
+            (local, local),
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def concept_uses(self, cik: int | None) -> list[ConceptUse]:
+        """The concepts the entity (every entity: None) reports entity-wide, by name."""
+        where, params = (
+            ("WHERE f.cik = ? AND f.dims = ''", (cik,))
+            if cik is not None
+            else ("WHERE f.dims = ''", ())
+        )
+        rows = self._db.execute(
+            "SELECT c.name, l.label, count(*), max(f.period_end) FROM facts f "
+            "JOIN concepts c ON c.id = f.concept_id LEFT JOIN labels l ON l.concept_id = c.id "
+            f"{where} GROUP BY c.id ORDER BY c.name",
+            params,
+        ).fetchall()
+        return [ConceptUse(n, label, int(k), date.fromisoformat(end)) for n, label, k, end in rows]
+
+    def filing_fiscal(self, cik: int, accn: str) -> tuple[int | None, str | None]:
+        """The fiscal year and period ("FY", "Q2") a filing reports for, as its facts say
+        (companyfacts gives them; a file loaded without them gives (None, None))."""
+        row = self._db.execute(
+            "SELECT fy, fp FROM facts WHERE cik=? AND accn=? AND fy IS NOT NULL "
+            "GROUP BY fy, fp ORDER BY count(*) DESC, fy DESC LIMIT 1",
+            (cik, accn),
+        ).fetchone()
+        return (None, None) if row is None else (int(row[0]), row[1])
 
     def entity_name(self, cik: int) -> str | None:
         row = self._db.execute("SELECT name FROM entities WHERE cik=?", (cik,)).fetchone()

@@ -135,3 +135,15 @@ class ParsedFacts:
     entity_name: str | None = None
     nil_facts: int = 0
     duplicates: int = 0
+    labels: dict[str, str] = field(default_factory=dict)  # concept -> its label, when given
+
+
+@dataclass(frozen=True)
+class ConceptUse:
+    """A concept an entity reports: its label (when a loaded file gave one), how many
+    entity-wide facts it has, and the end of the latest period they cover."""
+
+    concept: str
+    label: str | None
+    facts: int
+    last_end: date

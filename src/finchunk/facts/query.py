@@ -8,6 +8,7 @@ from datetime import date
 
 from finchunk.errors import InputError
 from finchunk.facts import fiscal
+from finchunk.facts.concepts import resolve_concept
 from finchunk.facts.db import FactDB, FactKey
 from finchunk.facts.derive import derive_q4
 from finchunk.facts.model import Answer, Dims, FrameRow, Observation, Period
@@ -30,14 +31,22 @@ class PeriodQuery:
             raise InputError(f"quarter must be 1, 2, 3 or 4, got {self.quarter}")
 
 
+class NoFactsError(InputError):
+    """The entity has no facts at all for the concept (with those dimensions)."""
+
+    def __init__(self, cik: int, concept: str, dims: Dims) -> None:
+        self.cik, self.concept, self.dims = cik, concept, dims
+        which = "with those dimensions" if dims else "entity-wide (without dimensions)"
+        super().__init__(f"CIK {cik} has no facts for {concept} {which} in the store")
+
+
 def resolve_unit(store: FactDB, cik: int, concept: str, unit: str | None, dims: Dims) -> str:
     """The unit asked for, or the only unit the entity reports the concept in."""
     if unit is not None:
         return unit
     units = store.units(cik, concept, dims)
     if not units:
-        which = "with those dimensions" if dims else "entity-wide (without dimensions)"
-        raise InputError(f"CIK {cik} has no facts for {concept} {which} in the store")
+        raise NoFactsError(cik, concept, dims)
     if len(units) > 1:
         raise InputError(
             f"{concept} of CIK {cik} is reported in several units "
@@ -55,8 +64,10 @@ def get(
     as_of: date | None = None,
     dims: Dims = (),
 ) -> Answer:
-    """The value of the fact as known on ``as_of`` (inclusive; None = everything loaded)."""
+    """The value of the fact as known on ``as_of`` (inclusive; None = everything loaded).
+    ``concept`` may omit its taxonomy prefix when one taxonomy has the name."""
     when.check()
+    concept = resolve_concept(store, concept, cik)
     unit = resolve_unit(store, cik, concept, unit, dims)
     if when.period is not None:
         return _exact(store, FactKey(cik, concept, unit, when.period, dims), as_of)
@@ -117,6 +128,7 @@ def history(
     dims: Dims = (),
 ) -> list[Observation]:
     """Every value the exact fact has had up to ``as_of``, one per filing, in filed order."""
+    concept = resolve_concept(store, concept, cik)
     unit = resolve_unit(store, cik, concept, unit, dims)
     return store.observations(FactKey(cik, concept, unit, period, dims), as_of)
 
@@ -129,7 +141,7 @@ def frame(
     unit: str | None = None,
 ) -> list[FrameRow]:
     """One entity-wide value per entity (and unit) for the exact period, as known on the date."""
-    return store.frame_rows(concept, period, as_of, unit)
+    return store.frame_rows(resolve_concept(store, concept), period, as_of, unit)
 
 
 def _on(as_of: date | None) -> str:

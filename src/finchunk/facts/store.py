@@ -12,6 +12,7 @@ from datetime import date
 from pathlib import Path
 
 from finchunk.facts import query
+from finchunk.facts.concepts import Suggestions, resolve_concept, similar_concepts
 from finchunk.facts.db import FactDB, LoadReport
 from finchunk.facts.instance import FilingOverride
 from finchunk.facts.loader import read_facts
@@ -44,6 +45,15 @@ class FactStore:
     def entities(self) -> list[tuple[int, str]]:
         """(CIK, name) of every entity in the store."""
         return self.db.entities()
+
+    def similar_concepts(self, cik: int | None, concept: str, n: int = 5) -> Suggestions:
+        """Concepts the entity (any entity: None) reports that come closest to ``concept``
+        (prefix optional, as in :meth:`get`), and the concept's own latest period."""
+        return similar_concepts(self.db, cik, resolve_concept(self.db, concept, cik), n)
+
+    def filing_fiscal(self, cik: int, accn: str) -> tuple[int | None, str | None]:
+        """Fiscal year and period ("FY", "Q1".."Q3") of a filing of the entity, when known."""
+        return self.db.filing_fiscal(cik, accn)
 
     def get(
         self,

@@ -47,6 +47,65 @@ def option_date(text: str | None, option: str) -> date | None:
     return day
 
 
+_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+_MILLION = Decimal(1_000_000)
+_CENT = Decimal("0.01")
+
+
+def _grouped(value: Decimal, places: int | None = None) -> str:
+    """Thousands-separated text of ``value``: rounded half-even to at most ``places`` decimals
+    (trailing zeros dropped), or exact when ``places`` is None."""
+    if places is not None:
+        value = value.quantize(Decimal(1).scaleb(-places))
+    text = decimal_text(abs(value))
+    whole, _, frac = text.partition(".")
+    frac = frac.rstrip("0") if places is not None else frac
+    sign = "-" if value < 0 and (int(whole) or frac) else ""
+    return f"{sign}{int(whole):,}" + (f".{frac}" if frac else "")
+
+
+def _cents(value: Decimal) -> str:
+    """To the cent when that is exact ("6.08", "6.10", "46.21"), else every decimal ("0.125")."""
+    cents = value.quantize(_CENT)
+    return format(cents, "f") if cents == value else decimal_text(value)
+
+
+def display_value(value: Decimal, unit: str | None) -> str:
+    """How a person reads a figure; the exact value stays in ``decimal_text``.
+
+    - currency amounts of a million or more are in millions, as statements present them,
+      with thousands separators and at most two decimals: ``$391,035 million``,
+      ``€1,234.5 million``, ``CHF 12 million``; smaller amounts in full: ``$512,300``.
+      One scale for every size, so the figures of one answer compare at a glance;
+    - per-share amounts to the cent: ``6.08 USD/share``, ``6.10 USD/share``;
+    - percentages (unit ``%``) to the hundredth: ``46.21 %``;
+    - share counts in millions like money: ``15,116.79 million shares``;
+    - anything else exact with separators and its unit: ``0.21 pure``.
+    """
+    if unit is None:
+        return _grouped(value)
+    if is_currency(unit):
+        return _money(value, unit)
+    if unit == "%":
+        return f"{_cents(value)} %"
+    num, slash, den = unit.partition("/")
+    if slash and den == "shares":
+        return f"{_cents(value)} {num}/share"
+    if unit == "shares":
+        if abs(value) >= _MILLION:
+            return f"{_grouped(value / _MILLION, 2)} million shares"
+        return f"{_grouped(value)} shares"
+    return f"{_grouped(value)} {unit}"
+
+
+def _money(value: Decimal, currency: str) -> str:
+    sign = "-" if value < 0 else ""
+    size = abs(value)
+    amount = f"{_grouped(size / _MILLION, 2)} million" if size >= _MILLION else _grouped(size)
+    symbol = _SYMBOLS.get(currency)
+    return f"{sign}{symbol}{amount}" if symbol else f"{sign}{currency} {amount}"
+
+
 def is_currency(unit: str) -> bool:
     """True for a plain ISO 4217 currency unit such as "USD" (not "USD/shares")."""
     return bool(_ISO_CURRENCY.match(unit))
