@@ -116,6 +116,7 @@
       if (major) {
         const l = make('div', 'tl', short(Math.round(x)));
         l.style.left = `${pct(x)}%`;
+        if (pct(x) < 2) l.style.transform = 'none'; // the first label stays inside the axis
         frag.appendChild(l);
       }
     }
@@ -128,10 +129,11 @@
     const axis = $('pageaxis');
     const px = axis.clientWidth || 1000;
     const frag = document.createDocumentFragment();
+    const shown = D.pages.filter(([, s, e]) => e > view.lo && s < view.hi);
+    const step = [1, 2, 5, 10, 20, 50, 100, 200, 500].find((k) => (px * k) / shown.length >= 34) || 1000;
     let lastTick = -1e9;
     let lastLabel = -1e9;
-    for (const [n, s, e] of D.pages) {
-      if (e <= view.lo || s >= view.hi) continue;
+    for (const [n, s, e] of shown) {
       const x = (pct(Math.max(s, view.lo)) * px) / 100;
       if (x - lastTick >= 3) {
         const t = make('div', 'tick');
@@ -139,7 +141,7 @@
         frag.appendChild(t);
         lastTick = x;
       }
-      if (x - lastLabel >= 34) {
+      if ((n % step === 0 || n === shown[0][0]) && x - lastLabel >= 28) {
         const l = make('div', 'tl', String(n));
         l.style.left = `${x + 6}px`;
         l.title = `page ${n}: characters ${fmt(s)}–${fmt(e)} (click to zoom)`;
