@@ -187,9 +187,11 @@ def test_view_a_table_document_with_its_passages(tmp_path):
     )
     assert r.exit_code == 0, r.output
     n_passages = sum(p.id_doc == doc_id for p in corpus.passages)
+    page = out.read_text(encoding="utf-8")
     assert (
-        f'data-row="passages"><h2>passages: <span class="count" data-expected="{n_passages}"'
-        in out.read_text(encoding="utf-8")
+        f'data-row="passages"><div class="name">passages'
+        f'<span class="count" data-expected="{n_passages}"' in page
     )
+    assert f"; passages: {n_passages})" in _flat(r.output)  # passages are not counted as chunks
     r = runner.invoke(app, ["view", "nope", "--docs", str(files.documents)])
     assert r.exit_code == 2 and "no document with id" in _flat(r.output)

@@ -1,21 +1,54 @@
 """The chunk map: one row per strategy (and one for canonical passages) over a document.
 
-Each row is a track over the document's characters with one bar per chunk span, chunks in
-alternating shades; under it, the text itself with the same shading. Hovering a chunk lights
-up all its spans (a table and the notes it carries) and shows its id, section and size.
-Every piece of document text, and every id or section shown, goes through ``html.escape``.
+The page is self-contained: inline CSS and JS (``chunkmap.css`` and ``chunkmap.js`` beside
+this module) and the data as one JSON blob the script reads. Each row is a track over the
+document's characters, one bar per chunk span, coloured by the chunk's kind (two shades,
+alternating, so neighbours stay apart); above the rows an axis in characters (and pages,
+when the document has them) and the document's top two heading levels as section bands.
+Dragging on the bars zooms to a range, a section in the list zooms to it, a click pins a
+chunk: its details go to the side panel and the text panel scrolls to it.
+
+Escaping: the static HTML goes through ``html.escape``; the JSON blob has ``<``, ``>`` and
+``&`` as ``\\u003c`` etc., so no document text can close the ``<script>`` holding it; the
+script puts text in the page only through ``textContent`` and attribute setters.
 """
 
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from finchunk.chunk import Strategy, make_chunker
 from finchunk.errors import InputError
-from finchunk.model import Document, Span
+from finchunk.model import ChunkKind, Document, ElementKind, Span
+
+#: Colour of each kind: (bar, bar alternate, text tint, text tint alternate). Hues differ
+#: by kind; the two shades of a kind alternate between neighbouring chunks.
+KIND_COLOURS: dict[str, tuple[str, str, str, str]] = {
+    ChunkKind.TEXT.value: ("#6baed6", "#2171b5", "#d2e5f5", "#9fc8ea"),
+    ChunkKind.WINDOW.value: ("#8c96c6", "#4a55a2", "#dfe2f3", "#b3bae4"),
+    ChunkKind.TABLE.value: ("#74c476", "#238b45", "#d3efcc", "#9bd88f"),
+    ChunkKind.NOTE.value: ("#e78ac3", "#ae017e", "#f8d9ec", "#eeaad4"),
+    ChunkKind.LIST.value: ("#fdae6b", "#d94801", "#fde3c8", "#fbbd84"),
+    ChunkKind.MIXED.value: ("#66c2a4", "#00796b", "#d2f0e6", "#95d9c3"),
+    ChunkKind.HEADING.value: ("#bf9b7a", "#7f5539", "#eee2d5", "#d6bb9f"),
+    "passage": ("#f2c14e", "#b8860b", "#fff0bf", "#f6d66f"),
+}
+KIND_MEANING = {
+    "text": "prose",
+    "window": "a size window (fixed, recursive, tokens)",
+    "table": "a whole table (or a row group of one)",
+    "note": "notes (footnotes)",
+    "list": "a list",
+    "mixed": "several kinds packed together",
+    "heading": "a run of headings",
+    "passage": "a gold passage",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +60,15 @@ class ViewOptions:
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    """One chunk (or passage) of a row: a label for hover and its spans."""
+    """One chunk (or passage) of a row: its id, its spans within the range, and details."""
 
     label: str
     section: str
     spans: tuple[Span, ...]
+    kind: str = ChunkKind.TEXT.value
+    header: str = ""
+    pages: tuple[int, ...] = ()
+    chars: int | None = None  # len(chunk.text), header included; None for passages
 
     @property
     def size(self) -> int:
@@ -42,6 +79,31 @@ class Piece:
 class Row:
     name: str
     pieces: tuple[Piece, ...]
+    unit: str = "chunks"  # or "passages"
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A heading of the top two levels: ``rank`` 1 or 2, ``[start, end)`` up to the next
+    heading of the same rank or above."""
+
+    title: str
+    rank: int
+    start: int
+    end: int
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class MapCounts:
+    """What a written map shows: chunks per strategy row, and the passages (None: no row)."""
+
+    chunks: tuple[tuple[str, int], ...]
+    passages: int | None = None
+
+    def summary(self) -> str:
+        text = ", ".join(f"{name}: {n:,} chunks" for name, n in self.chunks)
+        return text if self.passages is None else f"{text}; passages: {self.passages:,}"
 
 
 def parse_range(spec: str) -> Span:
@@ -69,7 +131,9 @@ def strategy_rows(doc: Document, opts: ViewOptions, lo: int, hi: int) -> list[Ro
         for c in chunks:
             spans = _clip(c.spans, lo, hi)
             if spans:
-                pieces.append(Piece(c.id, " > ".join(c.section), spans))
+                section = " > ".join(c.section)
+                kind = str(c.kind.value)
+                pieces.append(Piece(c.id, section, spans, kind, c.header, c.pages, len(c.text)))
         rows.append(Row(s.value, tuple(pieces)))
     return rows
 
@@ -85,119 +149,158 @@ def passage_row(doc: Document, path: Path, lo: int, hi: int) -> Row:
         check_passage(path, p, len(doc.text))
         spans = _clip([p.span], lo, hi)
         if spans:
-            pieces.append(Piece(p.id, p.section, spans))
+            pages = tuple(sorted({doc.page_at(s) or 0 for s, _ in spans} - {0}))
+            pieces.append(Piece(p.id, p.section, spans, "passage", p.type, pages))
     pieces.sort(key=lambda p: p.spans[0])
-    return Row("passages", tuple(pieces))
+    return Row("passages", tuple(pieces), unit="passages")
 
 
-# --- HTML ----------------------------------------------------------------------------------------
+def major_sections(doc: Document, lo: int, hi: int) -> list[Section]:
+    """Headings of the document's two top heading levels that overlap ``[lo, hi)``."""
+    heads = [e for e in doc.elements if e.kind is ElementKind.HEADING]
+    levels = sorted({e.level for e in heads})[:2]
+    out = []
+    for i, h in enumerate(heads):
+        if h.level not in levels:
+            continue
+        end = next((n.start for n in heads[i + 1 :] if n.level <= h.level), len(doc.text))
+        if end > lo and h.start < hi:
+            title = " ".join((h.section[-1] if h.section else doc.element_text(h)).split())
+            rank = levels.index(h.level) + 1
+            out.append(Section(title, rank, max(h.start, lo), min(end, hi), " > ".join(h.section)))
+    return out
 
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
-.row{margin:1.2em 0}.row h2{font-size:1em;margin:.2em 0}
-.track{position:relative;height:28px;background:#f3f3f3;border:1px solid #ccc}
-.seg{position:absolute;top:0;bottom:0;min-width:1px}
-.s0{background:#9ecae1}.s1{background:#3182bd}.ov{outline:1px dashed #d62728}
-.text .s0{background:#deebf7}.text .s1{background:#c6dbef}
-.text{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:12px;max-height:30em;
-overflow:auto;border:1px solid #ddd;padding:.5em}
-.hl{background:#fdae6b!important}
-"""
 
-_JS = """
-for (const row of document.querySelectorAll('.row')) {
-  const ids = new Set();
-  for (const el of row.querySelectorAll('.track [data-chunk]')) ids.add(el.dataset.chunk);
-  row.querySelector('.count').dataset.rendered = String(ids.size);
-}
-document.addEventListener('mouseover', (ev) => {
-  for (const el of document.querySelectorAll('.hl')) el.classList.remove('hl');
-  const hit = ev.target.closest('[data-chunk]');
-  if (!hit) return;
-  const row = hit.closest('.row');
-  for (const el of row.querySelectorAll('[data-chunk="' + hit.dataset.chunk + '"]'))
-    el.classList.add('hl');
-});
-"""
+def page_marks(doc: Document, lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """``(page number, start, end)`` of the pages overlapping ``[lo, hi)``."""
+    return [(i + 1, s, e) for i, (s, e) in enumerate(doc.pages) if e > lo and s < hi]
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+def _piece_json(p: Piece) -> dict[str, Any]:
+    return {
+        "id": p.label,
+        "kind": p.kind,
+        "section": p.section,
+        "header": p.header,
+        "spans": [list(s) for s in p.spans],
+        "pages": list(p.pages),
+        "chars": p.chars,
+    }
+
+
+def payload(doc: Document, rows: Sequence[Row], lo: int, hi: int) -> dict[str, Any]:
+    """Everything the script draws. Offsets are Python ``str`` indices (code points) into
+    ``doc.text``; ``astral`` lists the positions (relative to ``lo``) of characters outside
+    the BMP, which JavaScript strings count twice, so the script can convert."""
+    text = doc.text[lo:hi]
+    return {
+        "doc": {"id": doc.id, "title": doc.title, "length": len(doc.text)},
+        "lo": lo,
+        "hi": hi,
+        "text": text,
+        "astral": [i for i, ch in enumerate(text) if ord(ch) > 0xFFFF],
+        "pages": [list(p) for p in page_marks(doc, lo, hi)],
+        "sections": [
+            {"title": s.title, "rank": s.rank, "start": s.start, "end": s.end, "path": s.path}
+            for s in major_sections(doc, lo, hi)
+        ],
+        "rows": [
+            {"name": r.name, "unit": r.unit, "items": [_piece_json(p) for p in r.pieces]}
+            for r in rows
+        ],
+    }
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside ``<script>``: ``<``, ``>`` and ``&`` as JSON escapes (and the line
+    separators U+2028/U+2029, for old parsers)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for ch, esc in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e")):
+        text = text.replace(ch, esc)
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def _esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _tooltip(p: Piece) -> str:
-    spans = ", ".join(f"{s}:{e}" for s, e in p.spans)
-    return _esc(f"{p.label}\n{p.section or '(no section)'}\n{p.size} chars · spans {spans}")
+def _asset(name: str) -> str:
+    return (files("finchunk") / name).read_text(encoding="utf-8")
 
 
-def _track(row: Row, lo: int, hi: int) -> str:
-    width = max(hi - lo, 1)
-    bars = []
-    for i, p in enumerate(row.pieces):
-        for s, e in p.spans:
-            left, w = 100 * (s - lo) / width, 100 * (e - s) / width
-            bars.append(
-                f'<div class="seg s{i % 2}" data-chunk="{i}" title="{_tooltip(p)}" '
-                f'style="left:{left:.4f}%;width:{w:.4f}%"></div>'
-            )
-    return '<div class="track">' + "".join(bars) + "</div>"
-
-
-def _segments(row: Row, lo: int, hi: int) -> list[tuple[int, int, list[int]]]:
-    """The text range cut at every span edge, each piece with the chunks covering it."""
-    events: dict[int, list[tuple[int, int]]] = {lo: [], hi: []}
-    for i, p in enumerate(row.pieces):
-        for s, e in p.spans:
-            events.setdefault(s, []).append((1, i))
-            events.setdefault(e, []).append((-1, i))
-    active: dict[int, int] = {}
-    cuts = sorted(events)
-    out = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
-        for delta, i in events[a]:
-            active[i] = active.get(i, 0) + delta
-            if active[i] == 0:
-                del active[i]
-        out.append((a, b, sorted(active)))
-    return out
-
-
-def _text(doc: Document, row: Row, lo: int, hi: int) -> str:
-    parts = []
-    for a, b, chunks in _segments(row, lo, hi):
-        t = _esc(doc.text[a:b])
-        if not chunks:
-            parts.append(t)
-            continue
-        i = chunks[0]
-        ov = " ov" if len(chunks) > 1 else ""
-        parts.append(
-            f'<span class="s{i % 2}{ov}" data-chunk="{i}" title="{_tooltip(row.pieces[i])}">'
-            f"{t}</span>"
+def _kind_css() -> str:
+    rules = []
+    for kind, (bar0, bar1, tint0, tint1) in KIND_COLOURS.items():
+        rules.append(
+            f".k-{kind}.p0{{background:{bar0}}}.k-{kind}.p1{{background:{bar1}}}"
+            f".text .k-{kind}.p0{{background:{tint0}}}.text .k-{kind}.p1{{background:{tint1}}}"
+            f".text .k-{kind}.start{{border-left-color:{bar1}}}"
         )
-    return '<div class="text">' + "".join(parts) + "</div>"
+    return "\n".join(rules)
+
+
+def _legend(rows: Sequence[Row]) -> str:
+    present = {p.kind for r in rows for p in r.pieces}
+    items = []
+    for kind, (bar0, bar1, _, _) in KIND_COLOURS.items():
+        if kind in present:
+            items.append(
+                f'<li data-kind="{kind}"><span class="sw" style="background:linear-gradient('
+                f'90deg,{bar0} 50%,{bar1} 50%)"></span><b>{kind}</b> {KIND_MEANING[kind]}</li>'
+            )
+    items += [
+        '<li><span class="sw gap">abc</span><b>grey gap</b> characters in no chunk of the row '
+        "(headings, page furniture, blank lines): grey track, grey letters in the text</li>",
+        '<li><span class="sw ovsw"></span><b>dashed outline</b> characters in more than one '
+        "chunk of the row (overlap; under the bars, around the text)</li>",
+        '<li><span class="sw pinsw"></span><b>pinned</b> the chunk clicked: black in the bars, '
+        "yellow in the text (all its spans)</li>",
+        '<li><span class="sw secsw"></span><b>section bands</b> the top two heading levels; '
+        "click one to zoom to it</li>",
+    ]
+    return (
+        '<ul class="legend" id="legend"><li class="lt">Legend — two shades of a colour '
+        "alternate between neighbouring chunks of one kind:</li>" + "".join(items) + "</ul>"
+    )
+
+
+def _header(doc: Document, rows: Sequence[Row], lo: int, hi: int) -> str:
+    title = _esc(doc.title or doc.id)
+    counts = " · ".join(
+        f"{_esc(r.name)}: {len(r.pieces):,}" + ("" if r.unit == "passages" else " chunks")
+        for r in rows
+    )
+    pages = f", {len(doc.pages)} pages" if doc.pages else ""
+    return (
+        f"<header><h1>Chunk map: {title}</h1><p>Document <code>{_esc(doc.id)}</code>, "
+        f"characters {lo:,}–{hi:,} of {len(doc.text):,}{pages}. "
+        f'<span class="counts">{counts}</span></p></header>'
+    )
 
 
 def render(doc: Document, rows: Sequence[Row], lo: int, hi: int) -> str:
+    """The page: static header, legend and layout; the script draws from the data blob."""
     title = _esc(doc.title or doc.id)
-    body = [
-        f"<h1>Chunk map: {title}</h1>",
-        f"<p>Document <code>{_esc(doc.id)}</code>, characters {lo}–{hi} of {len(doc.text)}. "
-        "Hover a chunk to see its id, section and size; its spans light up together.</p>",
-    ]
-    for r in rows:
-        n = len(r.pieces)
-        body.append(
-            f'<section class="row" data-row="{_esc(r.name)}"><h2>{_esc(r.name)}: '
-            f'<span class="count" data-expected="{n}">{n} chunks</span></h2>'
-            f"{_track(r, lo, hi)}<details><summary>text</summary>{_text(doc, r, lo, hi)}"
-            "</details></section>"
-        )
+    lanes = "".join(
+        f'<div class="lane row" data-row="{_esc(r.name)}"><div class="name">{_esc(r.name)}'
+        f'<span class="count" data-expected="{len(r.pieces)}">{len(r.pieces):,} '
+        f"{'gold passages' if r.unit == 'passages' else 'chunks'}</span></div>"
+        f'<div class="track" data-row-index="{i}"></div></div>'
+        for i, r in enumerate(rows)
+    )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>Chunk map: {title}</title><style>{_CSS}</style></head><body>"
-        + "\n".join(body)
-        + f"<script>{_JS}</script></body></html>\n"
+        f"<title>Chunk map: {title}</title><style>{_asset('chunkmap.css')}\n{_kind_css()}"
+        "</style></head><body>"
+        + _header(doc, rows, lo, hi)
+        + _legend(rows)
+        + _asset("chunkmap.html").replace("<!--LANES-->", lanes)
+        + '<script type="application/json" id="chunkmap-data">'
+        + script_json(payload(doc, rows, lo, hi))
+        + f"</script>\n<script>{_asset('chunkmap.js')}</script></body></html>\n"
     )
 
 
@@ -225,9 +328,11 @@ def chunk_map(doc: Document, opts: ViewOptions, passages_path: Path | None = Non
 
 def write_chunk_map(
     doc: Document, out: Path, opts: ViewOptions, passages_path: Path | None = None
-) -> int:
-    """Write the map; returns how many chunks its rows show in all."""
+) -> MapCounts:
+    """Write the map; returns the chunks each strategy row shows and the passages."""
     rows, lo, hi = build_rows(doc, opts, passages_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render(doc, rows, lo, hi), encoding="utf-8")
-    return sum(len(r.pieces) for r in rows)
+    chunks = tuple((r.name, len(r.pieces)) for r in rows if r.unit == "chunks")
+    passages = next((len(r.pieces) for r in rows if r.unit == "passages"), None)
+    return MapCounts(chunks, passages)

@@ -176,8 +176,8 @@ def view_cmd(
         names = parse_list(strategies, Strategy, "--strategies")
         doc = _view_document(file, docs)
         opts = ViewOptions(tuple(names), size, parse_range(range_) if range_ else None)
-        count = write_chunk_map(doc, out, opts, passages_path=passages)
-        console.print(f"{out}: chunk map of {doc.id} ({count} chunks)")
+        counts = write_chunk_map(doc, out, opts, passages_path=passages)
+        console.print(f"{out}: chunk map of {doc.id} ({counts.summary()})")
 
 
 def _view_document(file: str, docs: Path | None):
