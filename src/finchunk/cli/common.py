@@ -47,13 +47,14 @@ def _plain_help(command: Any, ctx: typer.Context, params: list[Any]) -> list[Any
 
 
 def _usage_pieces(command: Any, ctx: typer.Context) -> list[str]:
-    """``[OPTIONS] FILES... [QUESTION]``: arguments in capitals, optional ones in brackets
+    """``[OPTIONS] FILES...`` / ``[INPUTS]...``: arguments in capitals, optional ones in brackets
     (typer writes required ones as ``{files}``)."""
     pieces = [command.options_metavar] if command.options_metavar else []
     for p in command.get_params(ctx):
         if isinstance(p, TyperArgument):
-            name = (p.metavar or p.name or "").upper() + ("..." if p.nargs != 1 else "")
-            pieces.append(name if p.required else f"[{name}]")
+            name = (p.metavar or p.name or "").upper()
+            name = name if p.required else f"[{name}]"
+            pieces.append(name + ("..." if p.nargs != 1 else ""))
     return pieces
 
 
@@ -334,6 +335,7 @@ class PlainProgress:
         self._tasks: list[_Task] = []
         self._last = clock()
         self._current: int | None = None
+        self._written: tuple[int, float] | None = None  # id() and count of the last line
         self.lines = 0
 
     def __enter__(self) -> PlainProgress:
@@ -341,7 +343,9 @@ class PlainProgress:
 
     def __exit__(self, *exc: object) -> None:
         if self.lines and exc[0] is None and self._current is not None:
-            self._write(self._tasks[self._current])
+            task = self._tasks[self._current]
+            if self._written != (id(task), task.completed):
+                self._write(task)
 
     def add_task(self, description: str, total: float | None = None, **_: Any) -> int:
         self._tasks.append(_Task(description, total, self._clock()))
@@ -376,6 +380,7 @@ class PlainProgress:
         now = self._clock()
         self._last = now
         self.lines += 1
+        self._written = (id(task), task.completed)
         self._out.print(Text(task.line(now)), highlight=False, soft_wrap=True)
 
 

@@ -87,7 +87,7 @@ def demo(
             _, sections = run_analysis(corpus, cfg, lambda: bar.advance(task))
         for s in sections:
             if s.table:
-                console.print(section_table(s))
+                console.print(section_table(s, console))
         wall = time.perf_counter() - started
         report = write_report(out, corpus, sections, wall)
         console.print(f"report → {report} (figures beside it); {wall:.1f} s")
