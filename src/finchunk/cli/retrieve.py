@@ -15,7 +15,6 @@ from finchunk.chunk import Strategy
 from finchunk.cli.common import (
     DOCS_HELP,
     K_HELP,
-    PASSAGES_HELP,
     BM25BOpt,
     BM25K1Opt,
     OverlapOpt,
@@ -166,9 +165,11 @@ def view_cmd(
     out: Annotated[Path, typer.Option("-o", "--out", help="Output HTML.")] = Path("map.html"),
     strategies: Annotated[str, typer.Option(help="Comma list.")] = "fixed,recursive,structure",
     size: SizeOpt = None,
-    passages: Annotated[Path | None, typer.Option(help=PASSAGES_HELP)] = None,
+    passages: Annotated[
+        Path | None, typer.Option(help="Canonical passages table (parquet/CSV).")
+    ] = None,
     docs: Annotated[
-        Path | None, typer.Option(help="The documents table holding the document. " + DOCS_HELP)
+        Path | None, typer.Option(help="Documents table (lesson schema) holding the document.")
     ] = None,
     range_: Annotated[str | None, typer.Option("--range", help="START:END characters.")] = None,
 ) -> None:
