@@ -41,7 +41,7 @@ def test_demo_report_equals_eval_on_its_files(tmp_path: Path) -> None:
             str(out / "questions.csv"),
             "--header",
             "both",  # the demo compares header off and on; eval's default is on
-            "--json",
+            "-o",
             str(evaluated),
         ],
     )

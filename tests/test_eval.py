@@ -174,9 +174,9 @@ def test_cli_eval_writes_the_json_contract(tmp_path: Path) -> None:
             "fixed,structure",
             "--header",
             "both",
-            "--k",
+            "-k",
             "1-3",
-            "--json",
+            "-o",
             str(out),
         ],
     )

@@ -276,15 +276,15 @@ def test_cli_writes_json_and_prints_the_paper(data: Path, tmp_path: Path) -> Non
             "base256,structure",
             "--scope",
             "document,filtered",
-            "--retrievers",
+            "--retriever",
             "bm25,bm25-fin",
-            "--k",
+            "-k",
             "1-3",
             "--bm25-k1",
             "0.7",
             "--bm25-b",
             "0.4",
-            "--json",
+            "-o",
             str(out),
         ],
         env={"COLUMNS": "260"},
@@ -303,3 +303,27 @@ def test_real_financebench_counts(shared_data: Path) -> None:
     assert (len(fb.questions), len(fb.documents), len(fb.skipped)) == (129, 74, 21)
     capex = next(q for q in fb.questions if q.id == "financebench_id_03029")
     assert capex.evidence[0].page == 60  # evidence_page_num 59 is 0-based
+
+
+def test_cli_old_spellings_give_the_new_flags_report(data: Path, tmp_path: Path) -> None:
+    """``--retrievers``, ``--k`` and ``--json FILE`` (deprecated) = ``--retriever``, ``-k``,
+    ``-o``; ``--json`` alone prints the report on stdout."""
+    base = ["financebench", "--data", str(data), "--strategies", "base256", "--scope", "document"]
+    runner = CliRunner()
+    old = runner.invoke(
+        app, [*base, "--retrievers", "bm25", "--k", "1,2", "--json", str(tmp_path / "old.json")]
+    )
+    new = runner.invoke(
+        app, [*base, "--retriever", "bm25", "-k", "1,2", "-o", str(tmp_path / "new.json")]
+    )
+    assert old.exit_code == 0 and new.exit_code == 0, old.output + new.output
+    assert old.stderr.count("deprecated") == 3 and "deprecated" not in new.stderr
+    drop_wall = [json.loads((tmp_path / n).read_text()) for n in ("old.json", "new.json")]
+    for r in drop_wall:
+        r.pop("wall_s")
+    assert drop_wall[0] == drop_wall[1]
+    printed = runner.invoke(app, [*base, "--retriever", "bm25", "-k", "1,2", "--json"])
+    assert printed.exit_code == 0, printed.output
+    report = json.loads(printed.stdout)
+    report.pop("wall_s")
+    assert report == drop_wall[1]

@@ -221,7 +221,7 @@ def test_eval_default_is_header_on(tmp_path: Path) -> None:
     d, p, q = write_corpus(tmp_path)
     out = tmp_path / "report.json"
     args = ["eval", "--docs", str(d), "--passages", str(p), "--questions", str(q)]
-    r = CliRunner().invoke(app, [*args, "--strategies", "fixed", "--k", "3", "--json", str(out)])
+    r = CliRunner().invoke(app, [*args, "--strategies", "fixed", "-k", "3", "-o", str(out)])
     assert r.exit_code == 0, r.output
     report = json.loads(out.read_text(encoding="utf-8"))
     assert {row["header"] for row in report["results"]} == {True}

@@ -129,11 +129,11 @@ def test_quote_gold_on_two_filings(shared_data: Path, tmp_path: Path) -> None:
             "structure,bytitle",
             "--header",
             "on",
-            "--k",
+            "-k",
             "5",
             "--scope",
             "document",
-            "--json",
+            "-o",
             str(out),
         ],
     )

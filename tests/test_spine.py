@@ -317,8 +317,8 @@ def test_eval_and_bench_write_their_runs(data: Path, tmp_path: Path) -> None:  #
     assert (tmp_path / "e" / "structure_bm25.trec").read_text().startswith("ebitda Q0 ")
     bench = [
         "bench", "financebench", "--data", str(data), "--strategies", "bytitle",
-        "--scope", "document", "--retrievers", "bm25,hybrid", "--embedder", "hashing",
-        "--k", "1,5", "--run-out", str(tmp_path / "b"),
+        "--scope", "document", "--retriever", "bm25,hybrid", "--embedder", "hashing",
+        "-k", "1,5", "--run-out", str(tmp_path / "b"),
     ]  # fmt: skip
     result = CliRunner().invoke(app, bench)
     assert result.exit_code == 0, result.output

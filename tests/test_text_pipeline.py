@@ -3,6 +3,7 @@ out of the length, validated parameters, and the parameters an index is built wi
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
 from pathlib import Path
 
@@ -203,6 +204,7 @@ def test_cli_flags_reach_the_manifest_and_name_the_defaults(tmp_path: Path) -> N
     default = BM25Params()
     for cli in (app, bench_app):
         text = runner.invoke(cli, ["index" if cli is app else "financebench", "--help"]).output
+        text = re.sub(r"[\s│]+", " ", text)  # help lines rejoined where the panel wrapped them
         assert f"default {default.k1:g}" in text and f"default {default.b:g}" in text
     assert RetrieverOptions().bm25 == default
 

@@ -66,7 +66,13 @@ def atomic_write_text(path: str | Path, text: str) -> None:
         raise InputError(f"{p}: cannot write file: {exc.strerror or exc}") from exc
 
 
+def json_text(payload: Any) -> str:
+    """``payload`` as indented JSON, non-ASCII kept: what ``write_json`` writes and what the
+    commands' ``--json`` print."""
+    return json.dumps(payload, ensure_ascii=False, indent=2)
+
+
 def write_json(path: Path, payload: Any) -> None:
     """``payload`` as indented UTF-8 JSON (non-ASCII kept), creating the folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json_text(payload) + "\n", encoding="utf-8")

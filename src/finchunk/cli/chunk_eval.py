@@ -11,11 +11,18 @@ import typer
 
 from finchunk.chunk import Strategy
 from finchunk.cli.common import (
+    DOCS_HELP,
+    K_HELP,
+    PASSAGES_HELP,
+    QUESTIONS_HELP,
     BM25BOpt,
     BM25K1Opt,
     HeaderMode,
+    OverlapOpt,
+    SizeOpt,
     bm25_params,
     console,
+    err_console,
     parse_ks,
     parse_list,
     positive_int,
@@ -35,31 +42,39 @@ DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
 
 def chunk(
-    files: Annotated[list[Path], typer.Argument(help="Documents to chunk (Markdown, HTML, PDF).")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Documents to chunk (Markdown, HTML, SGML .txt, PDF), or folders of them "
+            "(searched recursively, as index does)."
+        ),
+    ],
     out: Annotated[
         Path, typer.Option("-o", "--out", help="Output JSONL (one chunk a line), or .parquet.")
     ],
     strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
-    size: Annotated[
-        int | None,
-        typer.Option(help="Size limit in characters (structure: by source kind when unset)."),
-    ] = None,
-    overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
+    size: SizeOpt = None,
+    overlap: OverlapOpt = None,
     header: Annotated[
         bool, typer.Option("--header/--no-header", help="Context header (on by default).")
     ] = True,
 ) -> None:
     """Chunk documents into chunk records (JSONL, or Parquet when -o ends with .parquet):
-    id, doc_id, spans, section, page, pages, header, text, kind, metadata."""
+    id, doc_id, spans, section, page, pages, header, text, kind, metadata.
+
+    A document's id is its file name without the suffix; under a folder, its path relative
+    to the folder (reports/2024/acme), and NAME.meta.json beside it adds metadata, as in
+    index."""
     from finchunk.chunk import make_chunker
-    from finchunk.parse import load
     from finchunk.records import document_records, write_chunks
+    from finchunk.retrieve.build import file_sources
 
     with user_errors():
         chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
-        docs = (load(f) for f in files)
+        sources = file_sources(files)
+        docs = (s.loader() for s in sources)
         n = write_chunks(out, (r for d in docs for r in document_records(d, chunker.chunk(d))))
-        console.print(f"{n} chunks from {len(files)} file(s) → {out}")
+        console.print(f"{n} chunks from {len(sources)} file(s) → {out}")
 
 
 def _variants(
@@ -136,9 +151,11 @@ def _ranked_report(
     ks: list[int],
     settings: EvalSettings,
     run_out: Path | None,
+    as_json: bool = False,
 ) -> dict[str, Any]:
     """The report, with a progress bar that advances once per question and variant; each
-    variant's run written to ``run_out`` (TREC and JSONL) when given."""
+    variant's run written to ``run_out`` (TREC and JSONL) when given (said on stderr when
+    stdout is the JSON report)."""
     from finchunk.evaluate.harness import evaluate_runs
     from finchunk.evaluate.runs import write_run_files
 
@@ -148,28 +165,34 @@ def _ranked_report(
     if run_out is not None:
         for vr in runs:
             write_run_files(vr.run, run_out)
-        console.print(f"runs → {run_out}/ ({len(runs)} runs, .trec and .jsonl)")
+        (err_console if as_json else console).print(
+            f"runs → {run_out}/ ({len(runs)} runs, .trec and .jsonl)"
+        )
     return report
 
 
-def _show_report(report: dict[str, Any], json_out: Path | None) -> None:
+def _show_report(report: dict[str, Any], out: Path | None, as_json: bool) -> None:
+    """The tables on stdout, or (``--json``) the report as JSON on stdout and the notes on
+    stderr; the report written to ``out`` when given."""
     from finchunk.cli.render import print_alignment, print_eval_tables
-    from finchunk.files import write_json
+    from finchunk.files import json_text, write_json
     from finchunk.retrieve.hybrid import fusion_warnings
 
-    if "alignment" in report:
-        print_alignment(console, report["alignment"])
-    print_eval_tables(console, report)
+    said = err_console if as_json else console
+    if as_json:
+        typer.echo(json_text(report))
+    else:
+        if "alignment" in report:
+            print_alignment(console, report["alignment"])
+        print_eval_tables(console, report)
     for line in fusion_warnings(report["results"]):
-        console.print(f"[yellow]note:[/] {line}")
-    if json_out:
-        write_json(json_out, report)
-        console.print(f"report → {json_out}")
+        said.print(f"[yellow]note:[/] {line}")
+    if out:
+        write_json(out, report)
+        said.print(f"report → {out}")
 
 
-QuestionsOpt = Annotated[
-    Path | None, typer.Option(help="Questions CSV, or quote-gold questions JSONL.")
-]
+QuestionsOpt = Annotated[Path | None, typer.Option(help=QUESTIONS_HELP)]
 FilesOpt = Annotated[
     Path | None, typer.Option(help="Folder the JSONL's doc paths are relative to.")
 ]
@@ -181,11 +204,16 @@ RetrieversOpt = Annotated[
     str,
     typer.Option(
         help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, dense, hybrid (dense "
-        "needs [dense]), or FIRST/RERANKER@DEPTH (bm25/dense@50)."
+        "needs the dense extra), or FIRST/RERANKER@DEPTH (bm25/dense@50)."
     ),
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]
-JsonOutOpt = Annotated[Path | None, typer.Option("--json", help="Write the report as JSON.")]
+OutOpt = Annotated[
+    Path | None, typer.Option("-o", "--out", help="Write the report as JSON to this file.")
+]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print the report as JSON on stdout (no tables).")
+]
 DistinctOpt = Annotated[
     Distinct, typer.Option(help="Deliver at most one chunk per page or per document.")
 ]
@@ -231,13 +259,13 @@ SplitTablesOpt = Annotated[
 
 
 def eval_cmd(
-    docs: Annotated[Path | None, typer.Option(help="Documents table (parquet/CSV).")] = None,
-    passages: Annotated[Path | None, typer.Option(help="Passages table (parquet/CSV).")] = None,
+    docs: Annotated[Path | None, typer.Option(help=DOCS_HELP)] = None,
+    passages: Annotated[Path | None, typer.Option(help=PASSAGES_HELP)] = None,
     questions: QuestionsOpt = None,
     files: FilesOpt = None,
     strategies: Annotated[str, typer.Option(help="Comma list.")] = DEFAULT_STRATEGIES,
     header: HeaderModeOpt = HeaderMode.ON,
-    k: Annotated[str, typer.Option("--k", help="k values: 1-10 or 3,5.")] = "1-10",
+    k: Annotated[str, typer.Option("-k", help=K_HELP + ".")] = "1-10",
     scope: ScopeOpt = Scope.CORPUS,
     threshold: Annotated[float, typer.Option(help="Coverage for a passage to count.")] = 0.5,
     retriever: RetrieversOpt = "bm25",
@@ -251,7 +279,8 @@ def eval_cmd(
     split_tables: SplitTablesOpt = False,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
-    json_out: JsonOutOpt = None,
+    out: OutOpt = None,
+    as_json: JsonOpt = False,
     run_out: RunOutOpt = None,
 ) -> None:
     """Score chunking strategies against gold passages: recall@k, complete, characters,
@@ -266,7 +295,7 @@ def eval_cmd(
             strategies, header, retriever, embedder, represent, split_tables, params
         )
         settings = _settings(threshold, scope, auto_filter, pad, distinct, per_entity, budget)
-        report = _ranked_report(corpus, variants, ks, settings, run_out)
+        report = _ranked_report(corpus, variants, ks, settings, run_out, as_json)
         if alignment is not None:
             report["alignment"] = alignment
-        _show_report(report, json_out)
+        _show_report(report, out, as_json)

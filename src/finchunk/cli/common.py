@@ -1,20 +1,27 @@
-"""What every command shares: option parsing (k ranges, comma lists, header modes), the
-consoles, the one way errors are shown, and the progress bars.
+"""What every command shares: the typer app and command classes (help rendering, deprecated
+spellings), option parsing (k ranges, comma lists, header modes, sizes), the consoles, the
+one way errors are shown, and the progress bars (plain lines when stderr is not a terminal).
 
 Only light modules are imported here: ``finchunk --help`` imports this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
+from finchunk.chunk import DEFAULT_SIZES, Strategy
+from finchunk.chunk.source import STRUCTURE_SIZES
 from finchunk.errors import FinchunkError, InputError
 
 if TYPE_CHECKING:
@@ -25,6 +32,180 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 console = Console()
 err_console = Console(stderr=True)
+
+
+# --- the app, its commands and their help ----------------------------------------------------
+
+
+def _plain_help(command: Any, ctx: typer.Context, params: list[Any]) -> list[Any]:
+    """Flags (``--json``, ``--help``, ``--header/--no-header``) take no value: no ``<bool>``
+    beside them in the help."""
+    for p in params:
+        if isinstance(p, TyperOption) and p.is_flag and p.metavar is None:
+            p.metavar = ""
+    return params
+
+
+def _usage_pieces(command: Any, ctx: typer.Context) -> list[str]:
+    """``[OPTIONS] FILES...`` / ``[INPUTS]...``: arguments in capitals, optional ones in brackets
+    (typer writes required ones as ``{files}``)."""
+    pieces = [command.options_metavar] if command.options_metavar else []
+    for p in command.get_params(ctx):
+        if isinstance(p, TyperArgument):
+            name = (p.metavar or p.name or "").upper()
+            name = name if p.required else f"[{name}]"
+            pieces.append(name + ("..." if p.nargs != 1 else ""))
+    return pieces
+
+
+@dataclass(frozen=True, slots=True)
+class Alias:
+    """A deprecated spelling kept for one release, rewritten to the new one before parsing
+    (so it is hidden from the help) with a one-line note on stderr.
+
+    ``value_only``: the old spelling is an option that took a value where the new one of the
+    same name is a flag (``--json FILE`` → ``-o FILE``; ``--json`` alone is the new flag). A
+    value is the next word when it does not start with ``-``, or ``--json=FILE``; used only on
+    commands without positional arguments, where a bare word can be nothing else."""
+
+    old: str
+    new: str
+    value_only: bool = False
+    hint: str = ""
+
+    def note(self) -> str:
+        old, new = (
+            (f"{self.old} FILE", f"{self.new} FILE")
+            if self.value_only
+            else (
+                self.old,
+                self.new,
+            )
+        )
+        return f"note: {old} is deprecated and goes in the next release; use {new}{self.hint}"
+
+
+K_ALIAS = Alias("--k", "-k")
+RETRIEVERS_ALIAS = Alias("--retrievers", "--retriever")
+JSON_FILE_ALIAS = Alias(
+    "--json", "-o", value_only=True, hint=" (--json alone prints the report as JSON)"
+)
+
+
+def rewrite_aliases(args: Sequence[str], aliases: Sequence[Alias]) -> list[str]:
+    """``args`` with every deprecated spelling in ``aliases`` replaced by the new one; a note
+    on stderr for each one found. Words after ``--`` are left as they are."""
+    by_old = {a.old: a for a in aliases}
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--":
+            out += args[i - 1 :]
+            break
+        name, eq, value = word.partition("=")
+        alias = by_old.get(name) if name.startswith("--") else None
+        if alias is None:
+            out.append(word)
+            continue
+        if alias.value_only and not eq:
+            if i >= len(args) or args[i].startswith("-"):
+                out.append(word)  # the new flag
+                continue
+            value, eq = args[i], "="
+            i += 1
+        err_console.print(Text(alias.note()), highlight=False, soft_wrap=True)
+        out += [alias.new, value] if eq else [alias.new]
+    return out
+
+
+class Command(TyperCommand):
+    """Every finchunk command: plain flags and usage in the help, and the deprecated
+    spellings of ``aliases`` accepted (see :func:`aliased`)."""
+
+    aliases: ClassVar[tuple[Alias, ...]] = ()
+
+    def get_params(self, ctx: typer.Context) -> list[Any]:
+        return _plain_help(self, ctx, super().get_params(ctx))
+
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+        return _usage_pieces(self, ctx)
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, rewrite_aliases(args, self.aliases))
+
+
+class Group(TyperGroup):
+    """A finchunk command group (the root, ``facts``, ``bench``): plain flags in its help."""
+
+    def get_params(self, ctx: typer.Context) -> list[Any]:
+        return _plain_help(self, ctx, super().get_params(ctx))
+
+
+def aliased(*aliases: Alias) -> type[Command]:
+    """A :class:`Command` class that accepts these deprecated spellings:
+    ``app.command("eval", cls=aliased(K_ALIAS))(eval_cmd)``."""
+    return type("AliasedCommand", (Command,), {"aliases": tuple(aliases)})
+
+
+class App(typer.Typer):
+    """``typer.Typer`` whose groups are :class:`Group` and commands :class:`Command` unless
+    told otherwise."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("cls", Group)
+        kwargs.setdefault("add_completion", False)
+        super().__init__(**kwargs)
+
+    def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kw: Any):
+        return super().command(name, cls=cls or Command, **kw)
+
+
+# --- options ---------------------------------------------------------------------------------
+
+
+def _size_help() -> str:
+    chars = ", ".join(
+        f"{s.value} {n}" for s, n in DEFAULT_SIZES.items() if s is not Strategy.TOKENS
+    )
+    kinds = ", ".join(f"{k.value} {n}" for k, n in STRUCTURE_SIZES.items())
+    return (
+        "Chunk size limit in characters (tokens for --strategy tokens). Default by strategy: "
+        f"{chars}; tokens {DEFAULT_SIZES[Strategy.TOKENS]} tokens; structure by source kind, "
+        f"{kinds}."
+    )
+
+
+#: What the three tables of a corpus hold (``finchunk.lesson`` reads them; it imports pyarrow,
+#: so the names are spelled out here and a test checks them against its column maps).
+DOCS_HELP = (
+    "Documents table (parquet/CSV): doc_id, title, type, text and metadata columns (issuer, "
+    "year, ...); Spanish names id_doc, titulo, tipo, texto also read."
+)
+PASSAGES_HELP = (
+    "Passages table (parquet/CSV), the gold passages: passage_id, doc_id, section, type, "
+    "start, end (characters of the document's text); or id_pasaje, id_doc, seccion, tipo, "
+    "inicio, fin."
+)
+QUESTIONS_HELP = (
+    "Questions CSV: question_id, question, answer, gold_passages, question_type, answerable, "
+    "doc_ids (lists joined by ;); or id_pregunta, pregunta, respuesta_oro, pasajes_oro, "
+    "tipo_pregunta, respondible, id_doc. Or quote-gold questions JSONL."
+)
+
+#: ``--size`` (chunk, index, view): its help names each strategy's default (a test checks).
+SizeOpt = Annotated[int | None, typer.Option("--size", help=_size_help())]
+OverlapOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--overlap",
+        help="Characters repeated between chunks: fixed (default a tenth of the size), "
+        "recursive and tokens (default none).",
+    ),
+]
+#: ``-k`` everywhere: one k, a range or a list (search and ask use the largest).
+K_HELP = "k: 5, a range 1-10 or a list 3,5"
 
 
 class HeaderMode(StrEnum):
@@ -58,7 +239,7 @@ def bm25_params(k1: float | None, b: float | None) -> BM25Params:
     return replace(BM25Params(), **given)
 
 
-def parse_ks(spec: str, option: str = "--k") -> list[int]:
+def parse_ks(spec: str, option: str = "-k") -> list[int]:
     """``"1-10"`` → 1..10; ``"3,5"`` → [3, 5]; mixed forms allowed (``"1-3,5,10"``)."""
     out: set[int] = set()
     try:
@@ -90,6 +271,11 @@ def positive_int(option: str) -> Callable[[str], int]:
     return convert
 
 
+def largest_k(spec: str, option: str = "-k") -> int:
+    """The k of a command that ranks once (search, ask): the largest of ``-k`` 5, 1-10, 3,5."""
+    return parse_ks(spec, option)[-1]
+
+
 def parse_list(spec: str, convert: Callable[[str], T], option: str) -> list[T]:
     items = [s.strip() for s in spec.split(",") if s.strip()]
     if not items:
@@ -113,8 +299,96 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
-def progress_bar() -> Progress:
-    """The progress bar every long command shows (on stderr, gone when done)."""
+#: Seconds between two plain progress lines (stderr not a terminal).
+PROGRESS_EVERY_S = 5.0
+
+
+@dataclass(slots=True)
+class _Task:
+    description: str
+    total: float | None
+    started: float
+    completed: float = 0.0
+    visible: bool = True
+
+    def line(self, now: float) -> str:
+        done = f"{self.completed:g}"
+        if self.total:
+            done += f"/{self.total:g} ({100 * self.completed / self.total:.0f} %)"
+        return f"{self.description}: {done}, {now - self.started:.0f} s"
+
+
+class PlainProgress:
+    """The progress of a long command as plain lines on stderr, for logs and pipes: at most
+    one line every ``every`` seconds (``ranking: 120/744 (16 %), 12 s``) naming the task last
+    moved, and the last state of each task still shown when a line was written before. The
+    part of :class:`rich.progress.Progress` the commands use: ``add_task``, ``advance``,
+    ``update``, and use as a context manager."""
+
+    def __init__(
+        self,
+        out: Console,
+        every: float = PROGRESS_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._out, self._every, self._clock = out, every, clock
+        self._tasks: list[_Task] = []
+        self._last = clock()
+        self._current: int | None = None
+        self._written: tuple[int, float] | None = None  # id() and count of the last line
+        self.lines = 0
+
+    def __enter__(self) -> PlainProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.lines and exc[0] is None and self._current is not None:
+            task = self._tasks[self._current]
+            if self._written != (id(task), task.completed):
+                self._write(task)
+
+    def add_task(self, description: str, total: float | None = None, **_: Any) -> int:
+        self._tasks.append(_Task(description, total, self._clock()))
+        self._current = len(self._tasks) - 1
+        return self._current
+
+    def advance(self, task: int, advance: float = 1) -> None:
+        self.update(task, advance=advance)
+
+    def update(
+        self,
+        task: int,
+        *,
+        completed: float | None = None,
+        advance: float | None = None,
+        visible: bool | None = None,
+        **_: Any,
+    ) -> None:
+        t = self._tasks[task]
+        if completed is not None:
+            t.completed = completed
+        if advance:
+            t.completed += advance
+        if visible is not None:
+            t.visible = visible
+        if t.visible:
+            self._current = task
+            if self._clock() - self._last >= self._every:
+                self._write(t)
+
+    def _write(self, task: _Task) -> None:
+        now = self._clock()
+        self._last = now
+        self.lines += 1
+        self._written = (id(task), task.completed)
+        self._out.print(Text(task.line(now)), highlight=False, soft_wrap=True)
+
+
+def progress_bar() -> Progress | PlainProgress:
+    """The progress every long command shows on stderr: a rich bar (gone when done) on a
+    terminal, else a plain line every few seconds (:class:`PlainProgress`)."""
+    if not err_console.is_terminal:
+        return PlainProgress(err_console)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     return Progress(
@@ -131,7 +405,7 @@ class StageBars:
     """Stages of a long job (an index build) as progress bars: ``stage(name, total)`` starts
     one, hiding the previous; ``advance(n)`` moves the current one."""
 
-    def __init__(self, progress: Progress) -> None:
+    def __init__(self, progress: Progress | PlainProgress) -> None:
         self._p = progress
         self._task: int | None = None
 

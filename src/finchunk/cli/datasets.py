@@ -1,6 +1,6 @@
-"""``finchunk generate`` (the sample corpus as lesson-schema files) and ``finchunk demo``
-(that corpus and the whole analysis). The generator, pyarrow and the evaluation are imported
-when a command runs.
+"""``finchunk generate`` (the sample corpus: documents, passages and questions tables) and
+``finchunk demo`` (that corpus and the whole analysis). The generator, pyarrow and the
+evaluation are imported when a command runs.
 
 Register on a typer app with ``app.command("generate")(sample_command)`` and
 ``app.command()(demo)``.
@@ -20,7 +20,7 @@ IssuersOpt = Annotated[int, typer.Option(help="Fictitious issuers (annual report
 
 
 def sample_command(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder.")] = Path(
+    out: Annotated[Path, typer.Option("-o", "--out", help="Output folder.")] = Path(
         "finchunk-sample"
     ),
     issuers: IssuersOpt = 4,
@@ -30,7 +30,12 @@ def sample_command(
     seed: Annotated[int, typer.Option(help="The same seed writes the same files.")] = 0,
     last_year: Annotated[int, typer.Option(help="Latest reporting year.")] = 2023,
 ) -> None:
-    """Generate a Spanish sample corpus: documents.parquet, passages.parquet, questions.csv."""
+    """Generate a Spanish sample corpus: documents, gold passages and questions tables.
+
+    documents.parquet (id, title, type, text and metadata), passages.parquet (the gold
+    passages: document, section, type, start and end characters) and questions.csv
+    (question, answer, gold passage ids, question type, answerable, document ids); column
+    names in Spanish."""
     from finchunk.cli.render import sample_summary
     from finchunk.datasets import SampleConfig, generate, write_lesson_files
 
@@ -50,9 +55,9 @@ def sample_command(
 
 
 def demo(
-    out: Annotated[Path, typer.Option(help="Folder for the corpus, report and figures.")] = Path(
-        "finchunk-demo"
-    ),
+    out: Annotated[
+        Path, typer.Option("-o", "--out", help="Folder for the corpus, report and figures.")
+    ] = Path("finchunk-demo"),
     budget: Annotated[int, typer.Option(help="Character budget for sections 4 and 5.")] = 1300,
     issuers: IssuersOpt = 4,
     years: Annotated[int, typer.Option(help="Years of annual reports per issuer.")] = 2,
@@ -82,7 +87,7 @@ def demo(
             _, sections = run_analysis(corpus, cfg, lambda: bar.advance(task))
         for s in sections:
             if s.table:
-                console.print(section_table(s))
+                console.print(section_table(s, console))
         wall = time.perf_counter() - started
         report = write_report(out, corpus, sections, wall)
         console.print(f"report → {report} (figures beside it); {wall:.1f} s")

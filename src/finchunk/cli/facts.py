@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from finchunk.cli.common import print_error, user_errors
+from finchunk.cli.common import App, print_error, user_errors
 from finchunk.errors import InputError
 
 if TYPE_CHECKING:
@@ -21,9 +21,7 @@ if TYPE_CHECKING:
     from finchunk.facts.model import Period
     from finchunk.facts.store import FactStore
 
-app = typer.Typer(
-    help="Point-in-time XBRL fact store: load, get, history, frame.", no_args_is_help=True
-)
+app = App(help="Point-in-time XBRL fact store: load, get, history, frame.", no_args_is_help=True)
 
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite file of the fact store.")]
 CikOpt = Annotated[int, typer.Option("--cik", help="Entity CIK, e.g. 320193.")]

@@ -8,21 +8,19 @@ works without the optional extras.
 
 from __future__ import annotations
 
-import typer
-
 from finchunk.cli import bench, chunk_eval, datasets, facts, retrieve
+from finchunk.cli.common import JSON_FILE_ALIAS, K_ALIAS, App, aliased
 
-app = typer.Typer(
+app = App(
     help="finchunk: chunk financial documents, retrieve, and measure recall against gold passages.",
     no_args_is_help=True,
-    add_completion=False,
 )
 app.add_typer(facts.app, name="facts")
 app.add_typer(bench.app, name="bench")
 retrieve.register(app)
 app.command("generate")(datasets.sample_command)
 app.command("chunk")(chunk_eval.chunk)
-app.command("eval")(chunk_eval.eval_cmd)
+app.command("eval", cls=aliased(K_ALIAS, JSON_FILE_ALIAS))(chunk_eval.eval_cmd)
 app.command("demo")(datasets.demo)
 
 

