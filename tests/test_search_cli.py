@@ -195,3 +195,23 @@ def test_view_a_table_document_with_its_passages(tmp_path):
     assert f"; passages: {n_passages})" in _flat(r.output)  # passages are not counted as chunks
     r = runner.invoke(app, ["view", "nope", "--docs", str(files.documents)])
     assert r.exit_code == 2 and "no document with id" in _flat(r.output)
+
+
+def test_search_names_the_title_once(tmp_path):
+    idx = tmp_path / "idx"
+    example = Path(__file__).parent / "data" / "informe_ejemplo.md"
+    assert runner.invoke(app, ["index", str(example), "-o", str(idx)]).exit_code == 0
+    r = runner.invoke(
+        app, ["search", str(idx), "EBITDA ajustado", "-k", "1"], env={"COLUMNS": "300"}
+    )
+    assert r.exit_code == 0, r.output
+    head = next(line for line in r.output.splitlines() if line.startswith("#1"))
+    title = "Informe anual 2023 de Alfa Energía, S.A."
+    assert head.count(title) == 1, head
+
+
+def test_section_below_title_drops_only_a_repeated_title():
+    from finchunk.cli.render import section_below_title
+
+    assert section_below_title("Informe  2023", ("informe 2023", "2. Cifras")) == ("2. Cifras",)
+    assert section_below_title("Informe", ("Resumen", "Informe")) == ("Resumen", "Informe")

@@ -308,6 +308,19 @@ def print_bench_report(out: Console, report: dict[str, Any]) -> None:
 # --- finchunk search / ask ------------------------------------------------------------------
 
 
+def section_below_title(title: str, section: tuple[str, ...]) -> tuple[str, ...]:
+    """The section path without the leading headings that only repeat the title (a
+    Markdown report's "# Title" heading), so a citation names the title once."""
+
+    def key(s: str) -> str:
+        return " ".join(s.split()).casefold()
+
+    path = list(section)
+    while path and key(path[0]) == key(title):
+        path.pop(0)
+    return tuple(path)
+
+
 def print_hits(out: Console, err: Console, result: Any) -> None:
     """Search hits with their citation line; the query's terms in bold in each text."""
     from finchunk.retrieve.search import term_spans
@@ -317,7 +330,7 @@ def print_hits(out: Console, err: Console, result: Any) -> None:
     if not result.hits:
         out.print("no results")
     for h in result.hits:
-        where = " > ".join(h.section) or "(no section)"
+        where = " > ".join(section_below_title(h.title, h.section)) or "(no section)"
         page = f" · p. {h.page}" if h.page is not None else ""
         spans = ", ".join(f"{s}:{e}" for s, e in h.spans)
         head = Text(f"#{h.rank}  {h.score:.4f}  ", style="bold")
