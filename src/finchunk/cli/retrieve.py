@@ -15,6 +15,7 @@ from finchunk.chunk import Strategy
 from finchunk.cli.common import (
     DOCS_HELP,
     K_HELP,
+    PASSAGES_HELP,
     BM25BOpt,
     BM25K1Opt,
     OverlapOpt,
@@ -168,11 +169,9 @@ def view_cmd(
     out: Annotated[Path, typer.Option("-o", "--out", help="Output HTML.")] = Path("map.html"),
     strategies: Annotated[str, typer.Option(help="Comma list.")] = "fixed,recursive,structure",
     size: SizeOpt = None,
-    passages: Annotated[
-        Path | None, typer.Option(help="Canonical passages table (parquet/CSV).")
-    ] = None,
+    passages: Annotated[Path | None, typer.Option(help=PASSAGES_HELP)] = None,
     docs: Annotated[
-        Path | None, typer.Option(help="Documents table (lesson schema) holding the document.")
+        Path | None, typer.Option(help=DOCS_HELP + " FILE is then a document id in it.")
     ] = None,
     range_: Annotated[str | None, typer.Option("--range", help="START:END characters.")] = None,
 ) -> None:
