@@ -1,1 +1,3 @@
-"""Evaluation: gold passages, coverage, recall@k, budgets, breakdowns by question type."""
+"""Evaluation: the gold model (``gold``), runs and the one ranking loop (``runs``), measures
+as values (``measures``), ``finchunk eval`` (``harness``), quote gold (``quotes``,
+``align``), corpora (``corpus``) and FinanceBench (``financebench``)."""

@@ -7,7 +7,7 @@ A retriever is named by a :class:`RetrieverSpec`: a first stage (``bm25``, ``den
 Retrievers are built from a :class:`TextSource`: the texts in order, and the expensive
 parts retrievers share (a BM25 index per analyzer, passage vectors per embedding model).
 :class:`InMemoryTexts` builds them on first use; the persisted index
-(:class:`finchunk.retrieve.index.Index`) reads them from disk. Either way the same factory
+(:class:`finchunk.retrieve.store.Index`) reads them from disk. Either way the same factory
 makes the same retriever.
 
 Adding a retriever is one module that calls :func:`register_retriever` (or
