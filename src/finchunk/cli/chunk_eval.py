@@ -18,8 +18,10 @@ from finchunk.cli.common import (
     BM25BOpt,
     BM25K1Opt,
     HeaderMode,
+    HeaderOpt,
     OverlapOpt,
     SizeOpt,
+    StrategyOpt,
     bm25_params,
     console,
     err_console,
@@ -52,12 +54,10 @@ def chunk(
     out: Annotated[
         Path, typer.Option("-o", "--out", help="Output JSONL (one chunk a line), or .parquet.")
     ],
-    strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
+    strategy: StrategyOpt = Strategy.STRUCTURE,
     size: SizeOpt = None,
     overlap: OverlapOpt = None,
-    header: Annotated[
-        bool, typer.Option("--header/--no-header", help="Context header (on by default).")
-    ] = True,
+    header: HeaderOpt = True,
 ) -> None:
     """Chunk documents into chunk records (JSONL, or Parquet when -o ends with .parquet):
     id, doc_id, spans, section, page, pages, header, text, kind, metadata.

@@ -195,6 +195,10 @@ QUESTIONS_HELP = (
 )
 
 #: ``--size`` (chunk, index, view): its help names each strategy's default (a test checks).
+StrategyOpt = Annotated[Strategy, typer.Option(help="Chunking strategy.")]
+HeaderOpt = Annotated[
+    bool, typer.Option("--header/--no-header", help="Context header (on by default).")
+]
 SizeOpt = Annotated[int | None, typer.Option("--size", help=_size_help())]
 OverlapOpt = Annotated[
     int | None,

