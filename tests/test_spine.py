@@ -85,6 +85,35 @@ def test_reranker_keeps_negative_scores_and_reorders_the_first_stage() -> None:
     assert top1.positions.tolist() == [first.positions[0]]  # depth 1: nothing to reorder
 
 
+def test_fused_reranking_weighs_both_stages() -> None:
+    texts = ["revenue grew", "revenue and revenue again, a long text", "costs", "revenue"]
+    first = make_retriever("bm25", texts).search("revenue", 10)
+    spec = parse_retriever("bm25/toy-short@10+0.5")
+    assert (spec.rerank, spec.depth, spec.fuse) == ("toy-short", 10, 0.5)
+    assert str(spec) == "bm25/toy-short@10+0.5"
+    # weight 0: the first stage's order; weight 1: the reranker's order (scaled scores)
+    only_first = make_retriever("bm25/toy-short@10+0", texts).search("revenue", 10)
+    assert only_first.positions.tolist() == first.positions.tolist()
+    only_second = make_retriever("bm25/toy-short@10+1", texts).search("revenue", 10)
+    assert only_second.positions.tolist() == [3, 0, 1]
+    fused = make_retriever(spec, texts).search("revenue", 10)
+    assert set(fused.positions.tolist()) == {0, 1, 3}
+    assert ((fused.scores >= 0) & (fused.scores <= 1)).all()
+    assert fused.scores.tolist() == sorted(fused.scores.tolist(), reverse=True)
+    for bad in ("bm25+0.5", "bm25/toy-short@10+1.5"):
+        with pytest.raises(InputError, match="WEIGHT"):
+            parse_retriever(bad)
+
+
+def test_fuse_scores_scale_each_stage_to_the_unit_interval() -> None:
+    from finchunk.retrieve.rerank import fuse_scores, minmax
+
+    assert minmax(np.array([2.0, 4.0, 3.0])).tolist() == [0.0, 1.0, 0.5]
+    assert minmax(np.array([5.0, 5.0])).tolist() == [0.0, 0.0]
+    fused = fuse_scores(np.array([10.0, 0.0]), np.array([-1.0, 1.0]), 0.25)
+    assert fused.tolist() == pytest.approx([0.75, 0.25])
+
+
 # --- the toy retriever everywhere -----------------------------------------------------------
 
 

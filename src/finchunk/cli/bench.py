@@ -95,7 +95,8 @@ def financebench(
         typer.Option(
             "--retriever",
             help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-fin (tuned "
-            "on this benchmark), dense, hybrid, or FIRST/RERANKER@DEPTH (bm25/dense@50).",
+            "on this benchmark), dense, hybrid, or FIRST/RERANKER@DEPTH (bm25/dense@50), "
+            "fused with +WEIGHT (bm25/dense@50+0.5).",
         ),
     ] = DEFAULT_RETRIEVERS,
     # Off by default, measured (bench/header.py): in the paper's per-filing setting the header

@@ -204,7 +204,8 @@ RetrieversOpt = Annotated[
     str,
     typer.Option(
         help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, dense, hybrid (dense "
-        "needs the dense extra), or FIRST/RERANKER@DEPTH (bm25/dense@50)."
+        "needs the dense extra), or FIRST/RERANKER@DEPTH (bm25/dense@50), "
+        "fused with +WEIGHT (bm25/dense@50+0.5)."
     ),
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]

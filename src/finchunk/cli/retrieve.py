@@ -37,7 +37,8 @@ RetrieverOpt = Annotated[
     str,
     typer.Option(
         help="Retriever: bm25, bm25-words, dense, hybrid, any registered name, or "
-        "FIRST/RERANKER@DEPTH (bm25/dense@50)."
+        "FIRST/RERANKER@DEPTH (bm25/dense@50), "
+        "fused with +WEIGHT (bm25/dense@50+0.5)."
     ),
 ]
 

@@ -4,6 +4,11 @@
 ``max(depth, k)`` hits, scores exactly those with ``reranker.score(q, positions)`` and
 returns the ``k`` best by the new score (ties keep the first stage's order). Scores may be
 any real number: a cross-encoder's negative logits are hits like any other.
+
+With a fusion ``weight`` (``bm25/dense@50+0.5``) the candidates are ranked instead by
+``(1 - weight) * first + weight * reranker``, each score min–max scaled to [0, 1] over the
+candidates (:func:`fuse_scores`): the first stage's evidence is kept rather than thrown
+away, which a reranker weaker than the first stage on some questions needs.
 """
 
 from __future__ import annotations
@@ -18,13 +23,39 @@ from finchunk.retrieve.dense import Embedder, embed_passages
 DEFAULT_DEPTH = 50
 
 
-class Reranked:
-    """A first-stage retriever whose top hits a reranker re-scores."""
+def minmax(scores: np.ndarray) -> np.ndarray:
+    """``scores`` scaled to [0, 1] (all equal: all 0), as float64."""
+    s = np.asarray(scores, dtype=np.float64)
+    if not s.size:
+        return s
+    low, span = float(s.min()), float(s.max() - s.min())
+    return (s - low) / span if span > 0 else np.zeros(s.size)
 
-    def __init__(self, first: Retriever, reranker: Reranker, depth: int = DEFAULT_DEPTH) -> None:
+
+def fuse_scores(first: np.ndarray, second: np.ndarray, weight: float) -> np.ndarray:
+    """``(1 - weight) * minmax(first) + weight * minmax(second)`` (float32)."""
+    fused = (1.0 - weight) * minmax(first) + weight * minmax(second)
+    return fused.astype(np.float32)
+
+
+class Reranked:
+    """A first-stage retriever whose top hits a reranker re-scores; with ``weight`` (0–1)
+    the two stages' scores are fused (:func:`fuse_scores`), without it the reranker's
+    score decides alone."""
+
+    def __init__(
+        self,
+        first: Retriever,
+        reranker: Reranker,
+        depth: int = DEFAULT_DEPTH,
+        weight: float | None = None,
+    ) -> None:
+        if weight is not None and not 0.0 <= weight <= 1.0:
+            raise ValueError(f"fusion weight must be between 0 and 1, got {weight}")
         self.first = first
         self.reranker = reranker
         self.depth = depth
+        self.weight = weight
 
     @property
     def size(self) -> int:
@@ -35,6 +66,8 @@ class Reranked:
         if not len(pool) or k <= 0:
             return Hits.empty()
         scores = np.asarray(self.reranker.score(query, pool.positions), dtype=np.float32)
+        if self.weight is not None:
+            scores = fuse_scores(pool.scores, scores, self.weight)
         order = np.argsort(-scores, kind="stable")[:k]
         return Hits(pool.positions[order], scores[order])
 

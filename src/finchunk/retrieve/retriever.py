@@ -126,16 +126,22 @@ class RetrieverOptions:
         return make_embedder(e) if isinstance(e, str) else e
 
 
-_SPEC = re.compile(r"([a-z0-9][a-z0-9_-]*)(?:/([a-z0-9][a-z0-9_-]*)(?:@(\d+))?)?")
+_SPEC = re.compile(
+    r"([a-z0-9][a-z0-9_-]*)(?:/([a-z0-9][a-z0-9_-]*)(?:@(\d+))?(?:\+(0(?:\.\d+)?|1(?:\.0+)?|\.\d+))?)?"
+)
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 
 
 @dataclass(frozen=True, slots=True)
 class RetrieverSpec:
-    """A first stage, optionally reranked: ``bm25``, ``bm25/dense@50``."""
+    """A first stage, optionally reranked: ``bm25``, ``bm25/dense@50``; ``fuse`` (written
+    ``bm25/dense@50+0.5``): the reranker's weight when the two stages' scores are fused
+    (:func:`finchunk.retrieve.rerank.fuse_scores`); None: the reranker's score alone."""
 
     first: str
     rerank: str | None = None
     depth: int = DEFAULT_DEPTH
+    fuse: float | None = None
 
     def __post_init__(self) -> None:
         if self.first not in _RETRIEVERS or (self.rerank and self.rerank not in _RERANKERS):
@@ -150,11 +156,16 @@ class RetrieverSpec:
             )
         if self.depth < 1:
             raise InputError(f"rerank depth must be at least 1, got {self.depth}")
+        if self.fuse is not None and (self.rerank is None or not 0.0 <= self.fuse <= 1.0):
+            raise InputError(
+                f"fusion weight {self.fuse} needs a reranker and a value between 0 and 1"
+            )
 
     def __str__(self) -> str:
         if self.rerank is None:
             return self.first
-        return f"{self.first}/{self.rerank}@{self.depth}"
+        fuse = "" if self.fuse is None else f"+{self.fuse:g}"
+        return f"{self.first}/{self.rerank}@{self.depth}{fuse}"
 
     @property
     def needs_embedder(self) -> bool:
@@ -169,10 +180,13 @@ def parse_retriever(spec: str | RetrieverKind | RetrieverSpec) -> RetrieverSpec:
     m = _SPEC.fullmatch(text)
     if m is None:
         raise InputError(
-            f"retriever {spec!r}: expected NAME or FIRST/RERANKER@DEPTH (e.g. bm25/dense@50)"
+            f"retriever {spec!r}: expected NAME, FIRST/RERANKER@DEPTH (e.g. bm25/dense@50) "
+            "or FIRST/RERANKER@DEPTH+WEIGHT (fused, e.g. bm25/dense@50+0.5)"
         )
-    first, rerank, depth = m.groups()
-    return RetrieverSpec(first, rerank, int(depth) if depth else DEFAULT_DEPTH)
+    first, rerank, depth, fuse = m.groups()
+    return RetrieverSpec(
+        first, rerank, int(depth) if depth else DEFAULT_DEPTH, float(fuse) if fuse else None
+    )
 
 
 # --- the registry ---------------------------------------------------------------------------
@@ -208,7 +222,7 @@ def register_reranker(name: str, factory: RerankerFactory, *, embeds: bool = Fal
 
 
 def _register(table: dict, name: str, factory: Callable, embeds: bool) -> None:
-    if not _SPEC.fullmatch(name) or "/" in name:
+    if not _NAME.fullmatch(name):
         raise ValueError(f"retriever names are lowercase words with - or _, got {name!r}")
     table[name] = factory
     if embeds:
@@ -258,7 +272,8 @@ def make_retriever(
     first = _RETRIEVERS[s.first](src, opts)  # type: ignore[arg-type]
     if s.rerank is None:
         return first
-    return Reranked(first, _RERANKERS[s.rerank](src, opts), s.depth)  # type: ignore[arg-type]
+    reranker = _RERANKERS[s.rerank](src, opts)  # type: ignore[arg-type]
+    return Reranked(first, reranker, s.depth, s.fuse)
 
 
 # --- the built-ins --------------------------------------------------------------------------
