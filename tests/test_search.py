@@ -114,6 +114,23 @@ def test_fusion_warnings_name_settings_where_hybrid_loses():
     ]
 
 
+def test_fusion_warnings_cover_fused_reranks_and_other_measures():
+    from finchunk.retrieve.hybrid import fused_parts
+
+    assert fused_parts("bm25/dense@50+0.5") == ("bm25", "bm25/dense@50", "dense")
+    assert fused_parts("bm25/dense@50") == () and fused_parts("bm25") == ()
+    rows = [
+        {"strategy": "bytitle", "header": False, "scope": "document", "k": 10,
+         "retriever": r, "page_accuracy": v}
+        for r, v in (("bm25", 0.6), ("bm25/dense@50", 0.7), ("bm25/dense@50+0.3", 0.65))
+    ]  # fmt: skip
+    setting = ("strategy", "header", "scope", "k")
+    assert fusion_warnings(rows, "page_accuracy", setting) == [
+        "bytitle header=off scope=document k=10: bm25/dense@50+0.3 page_accuracy 0.650 is "
+        "below bm25/dense@50 alone (0.700)"
+    ]
+
+
 def test_best_per_document_picks_each_documents_top_chunk():
     scores = np.array([1.0, 3.0, 2.0, 0.0, 5.0, 5.0], dtype=np.float32)
     docs = np.array([0, 0, 1, 1, 2, 2])

@@ -134,6 +134,7 @@ def financebench(
         from finchunk.evaluate.financebench import Progress, run_benchmark
         from finchunk.evaluate.runs import write_run_files
         from finchunk.files import json_text, write_json
+        from finchunk.retrieve.hybrid import fusion_warnings
 
         config = _config(strategies, scope, retriever, header, k, embedder, pad, (bm25_k1, bm25_b))
         fb = load_financebench(data)
@@ -154,6 +155,9 @@ def financebench(
             typer.echo(json_text(report))
         else:
             print_bench_report(console, report)
+        setting = ("strategy", "header", "scope", "k")
+        for line in fusion_warnings(report["results"], "page_accuracy", setting):
+            said.print(f"[yellow]note:[/] {line}")
         if out:
             write_json(out, report)
             said.print(f"report → {out}")

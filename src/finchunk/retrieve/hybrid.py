@@ -80,24 +80,53 @@ class HybridIndex:
         return Hits.top(fused, k, ranked)
 
 
-def fusion_warnings(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Lines for each evaluation setting where hybrid recall is below BM25's or dense's.
+def fused_parts(retriever: str) -> tuple[str, ...]:
+    """The retrievers a fused one combines: ``hybrid`` → ``bm25``, ``dense``; a fused
+    rerank ``FIRST/R@D+W`` → ``FIRST``, ``FIRST/R@D`` (the reranker alone on the same
+    candidates) and ``R`` as a first stage; anything else: nothing."""
+    if retriever == "hybrid":
+        return ("bm25", "dense")
+    first, slash, rest = retriever.partition("/")
+    if not slash or "+" not in rest:
+        return ()
+    plain = rest.partition("+")[0]
+    return (first, f"{first}/{plain}", plain.partition("@")[0])
 
-    ``rows`` are ``finchunk eval`` result rows (``strategy``, ``header``, ``retriever``, ``k``,
-    ``recall``); settings without all three retrievers are skipped.
+
+def fusion_warnings(
+    rows: Sequence[Mapping[str, Any]],
+    measure: str = "recall",
+    setting: Sequence[str] = ("strategy", "header", "k"),
+) -> list[str]:
+    """Lines for each setting where a fused retriever (:func:`fused_parts`) scores below
+    one of its parts alone on ``measure``.
+
+    ``rows``: report rows (``finchunk eval``'s by default; the FinanceBench bench's with
+    ``measure="page_accuracy"`` and ``scope`` in ``setting``), each with ``retriever``;
+    a fused retriever is compared with the parts the same setting holds.
     """
     groups: dict[tuple[Any, ...], dict[str, float]] = {}
     for r in rows:
-        key = (r["strategy"], r["header"], r["k"])
-        groups.setdefault(key, {})[str(r["retriever"])] = float(r["recall"])
+        key = tuple(r.get(f) for f in setting)
+        groups.setdefault(key, {})[str(r["retriever"])] = float(r[measure])
     out = []
-    for (strategy, header, k), by in groups.items():
-        if not {"bm25", "dense", "hybrid"} <= set(by):
-            continue
-        best = max(("bm25", "dense"), key=lambda name: by[name])
-        if by["hybrid"] < by[best]:
-            out.append(
-                f"{strategy} header={'on' if header else 'off'} k={k}: hybrid recall "
-                f"{by['hybrid']:.3f} is below {best} alone ({by[best]:.3f})"
-            )
+    for key, by in groups.items():
+        where = " ".join(_setting(f, v) for f, v in zip(setting, key, strict=True))
+        for name, value in by.items():
+            parts = [p for p in fused_parts(name) if p in by]
+            if not parts:
+                continue
+            best = max(parts, key=lambda p: by[p])
+            if value < by[best]:
+                out.append(
+                    f"{where}: {name} {measure} {value:.3f} is below {best} alone ({by[best]:.3f})"
+                )
     return out
+
+
+def _setting(field: str, value: Any) -> str:
+    if field == "header":
+        return f"header={'on' if value else 'off'}"
+    if field in ("k", "scope"):
+        return f"{field}={value}"
+    return str(value)
