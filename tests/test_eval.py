@@ -209,3 +209,20 @@ def test_cli_eval_writes_the_json_contract(tmp_path: Path) -> None:
     }
     assert set(report["chunks"][0]) == {"strategy", "header", "count", "mean_chars"}
     assert "Recall@k" in result.output
+
+
+def test_auto_filter_scores_with_the_kept_documents_statistics_unless_told(tmp_path: Path) -> None:
+    from finchunk.datasets import SampleConfig, generate, write_lesson_files
+    from finchunk.evaluate.harness import queries
+    from finchunk.retrieve.kinds import FilterStatistics
+
+    files = write_lesson_files(generate(SampleConfig()), tmp_path)
+    corpus = read_corpus(files.documents, files.passages, files.questions)
+    kept = queries(corpus, auto_filter=True)
+    masked = queries(corpus, auto_filter=True, statistics=FilterStatistics.INDEX)
+    named = [q for q in kept if q.docs is not None]
+    assert named and all(q.isolated for q in named)  # narrowed: an index of the kept ones
+    assert all(not q.isolated for q in kept if q.docs is None)
+    assert not any(q.isolated for q in masked)
+    assert [q.docs for q in masked] == [q.docs for q in kept]
+    assert EvalSettings().filter_statistics is FilterStatistics.KEPT

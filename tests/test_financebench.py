@@ -187,6 +187,19 @@ def test_filtered_scope_keeps_the_filings_of_the_company_and_latest_year() -> No
     assert short == "Did grow in ?"
 
 
+def test_filtered_scope_searches_the_whole_question_over_an_index_of_the_kept_filings() -> None:
+    from finchunk.evaluate.financebench import FilterPlan, scope_queries
+    from finchunk.retrieve.kinds import FilterStatistics
+
+    q = FBQuestion("1", "What is Best Buy's FY2019 inventory?", "", "", "", "", "", ())
+    plans = {"1": FilterPlan(("BESTBUY_2019_10K",), "What is inventory?")}
+    (kept,) = scope_queries(FBScope.FILTERED, [q], plans)
+    assert (kept.text, kept.docs, kept.isolated) == (q.question, ("BESTBUY_2019_10K",), True)
+    (masked,) = scope_queries(FBScope.FILTERED, [q], plans, FilterStatistics.INDEX)
+    assert (masked.docs, masked.isolated) == (("BESTBUY_2019_10K",), False)
+    assert BenchConfig().filter_statistics is FilterStatistics.KEPT
+
+
 def test_token_windows_have_exact_spans(tmp_path: Path) -> None:
     doc = parse_pdf_file(write_report(tmp_path / "r.pdf"))
     enc = cl100k()

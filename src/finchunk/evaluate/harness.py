@@ -40,6 +40,7 @@ from finchunk.model import Chunk
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.filters import AutoFilterPolicy
+from finchunk.retrieve.kinds import FilterStatistics
 from finchunk.retrieve.retriever import RetrieverOptions
 
 IndexText = Callable[[Chunk], str]
@@ -78,7 +79,9 @@ class EvalSettings:
     slot per entity, a delivery budget (:mod:`finchunk.retrieve.deliver`); ``budgets``:
     character budgets to score every run at, stopping at the first chunk that does not fit
     and packing (skipping it), in ``report["budgets"]``; ``filter_policy``: which fields
-    and years the automatic filter uses (default: every field, every year named).
+    and years the automatic filter uses (default: every field, every year named);
+    ``filter_statistics``: whether a question the filter narrows is scored with the
+    statistics of the documents kept (an index of their own, the default) or the corpus's.
     """
 
     scope: Scope = Scope.CORPUS
@@ -88,6 +91,7 @@ class EvalSettings:
     threshold: float = DEFAULT_THRESHOLD
     budgets: tuple[int, ...] = ()
     filter_policy: AutoFilterPolicy | None = None
+    filter_statistics: FilterStatistics = FilterStatistics.KEPT
 
     def __post_init__(self) -> None:
         if not 0 < self.threshold <= 1:
@@ -124,11 +128,13 @@ def queries(
     auto_filter: bool = False,
     per_entity: bool = False,
     policy: AutoFilterPolicy | None = None,
+    statistics: FilterStatistics = FilterStatistics.KEPT,
 ) -> list[Query]:
     """One query per answerable question: its own documents with ``scope=DOCUMENT``, the
     documents its text names with ``auto_filter`` (the two combine; ``policy``: which
-    fields and years the filter uses, default all fields and every year named); with
-    ``per_entity``, the documents of each issuer it names."""
+    fields and years the filter uses, default all fields and every year named; a question
+    the filter narrows is scored with ``statistics``); with ``per_entity``, the documents
+    of each issuer it names."""
     named = _Named(corpus, policy or AutoFilterPolicy()) if auto_filter or per_entity else None
     out = []
     for q in corpus.answerable:
@@ -139,8 +145,9 @@ def queries(
         if found is not None:
             docs = found if docs is None else docs & found
         entities = named.entities(q.text) if named and per_entity else ()
+        isolated = found is not None and statistics is FilterStatistics.KEPT
         out.append(
-            Query(q.id, q.text, None if docs is None else tuple(sorted(docs)), False, entities)
+            Query(q.id, q.text, None if docs is None else tuple(sorted(docs)), isolated, entities)
         )
     return out
 
@@ -187,7 +194,14 @@ def run_variant(
     texts = tuple(to_text(c) if to_text else c.text for c in chunks)
     s = settings
     run = rank(
-        queries(corpus, s.scope, s.auto_filter, s.delivery.per_entity, s.filter_policy),
+        queries(
+            corpus,
+            s.scope,
+            s.auto_filter,
+            s.delivery.per_entity,
+            s.filter_policy,
+            s.filter_statistics,
+        ),
         chunks,
         variant.retriever,
         k,

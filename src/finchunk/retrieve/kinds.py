@@ -26,6 +26,17 @@ class RetrieverKind(StrEnum):
     HYBRID_DOCS = "hybrid-docs"
 
 
+class FilterStatistics(StrEnum):
+    """Which BM25 statistics a filtered search scores with."""
+
+    #: Those of the documents the filter keeps, as an index of their own: a term common in
+    #: the kept filings (the issuer's name, a year) weighs little there, however rare it is
+    #: in the whole corpus.
+    KEPT = "kept"
+    #: The whole index's: the filter only masks the other documents out.
+    INDEX = "index"
+
+
 class Distinct(StrEnum):
     """At most one delivered chunk per …"""
 
