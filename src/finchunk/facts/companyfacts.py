@@ -10,7 +10,7 @@ from typing import Any
 
 from finchunk.errors import ParseError
 from finchunk.facts.model import Fact, Filing, ParsedFacts, Period
-from finchunk.facts.values import parse_cik, parse_date
+from finchunk.facts.values import parse_cik, parse_date, value_problem
 from finchunk.files import read_bytes
 
 
@@ -19,13 +19,34 @@ def read_companyfacts(path: Path) -> ParsedFacts:
     source = str(path)
     raw = read_bytes(path)
     try:
-        doc = json.loads(raw, parse_float=Decimal)
+        doc = json.loads(raw, parse_float=Decimal, object_pairs_hook=_unique_keys)
     except UnicodeDecodeError as exc:
         raise ParseError(source, "not UTF-8 JSON", position=exc.start) from exc
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         raise ParseError(source, f"malformed JSON: {exc.msg}", position=where) from exc
+    except _DuplicateKey as exc:
+        raise ParseError(source, f"key {exc.args[0]!r} is given twice in one object") from exc
+    except RecursionError as exc:
+        raise ParseError(source, "JSON nested too deeply to be companyfacts") from exc
+    except ValueError as exc:  # Python's int-string limit: a number of thousands of digits
+        raise ParseError(source, "malformed JSON: a number of more than 4,300 digits") from exc
     return companyfacts_from_dict(doc, source)
+
+
+class _DuplicateKey(ValueError):
+    """A JSON object names one key twice (json keeps the last silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
 
 
 def companyfacts_from_dict(doc: Any, source: str) -> ParsedFacts:
@@ -84,6 +105,9 @@ def _fact(row: Any, cik: int, concept: str, unit: str, source: str, where: str) 
     value = row["val"]
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
         raise ParseError(source, f"'val' is not a number: {value!r}", position=where)
+    problem = value_problem(Decimal(value))
+    if problem is not None:
+        raise ParseError(source, problem, position=where)
     end = _date(row["end"], source, f"{where}.end")
     start = _date(row["start"], source, f"{where}.start") if row.get("start") else None
     if start is not None and start > end:

@@ -35,7 +35,7 @@ from finchunk.parse.html_walk import Block, Para, Walker
 from finchunk.parse.html_write import write
 from finchunk.parse.sec_sgml import is_sgml, plain_text_blocks, split_submission
 
-__all__ = ["decode_bytes", "parse_html", "parse_html_file"]
+__all__ = ["check_nesting", "decode_bytes", "parse_html", "parse_html_file"]
 
 _AS_CP1252 = frozenset({"iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii"})
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_\-:.]+)""", re.I)
@@ -83,6 +83,33 @@ def decode_bytes(data: bytes, source: str) -> str:
     return data.decode("latin-1")
 
 
+#: Elements that close an open <p> (HTML's "p in button scope" check walks the stack of open
+#: elements at each of them, so N of them left open cost the tree builder N^2 steps).
+_BLOCK_TAGS = (
+    r"<(/?)(?:div|section|article|aside|blockquote|center|dl|dir|fieldset|figure|footer|"
+    r"header|main|menu|nav|ol|ul|pre|form|address|details|h[1-6])[\s/>]"
+)
+_BLOCK_TAG = re.compile(_BLOCK_TAGS, re.I)
+_BLOCK_TAG_BYTES = re.compile(_BLOCK_TAGS.encode(), re.I)
+#: Block elements open at once beyond which a page is refused: real filings nest a few dozen.
+MAX_BLOCK_DEPTH = 5000
+
+
+def check_nesting(html: str | bytes, where: str) -> None:
+    """ParseError for HTML whose block elements nest past :data:`MAX_BLOCK_DEPTH` (an upper
+    bound: open tags minus close tags), which the tree builder takes quadratic time on."""
+    depth = 0
+    tags = _BLOCK_TAG_BYTES.finditer(html) if isinstance(html, bytes) else _BLOCK_TAG.finditer(html)
+    for m in tags:
+        depth = max(depth - 1, 0) if m.group(1) else depth + 1
+        if depth > MAX_BLOCK_DEPTH:
+            raise ParseError(
+                where,
+                f"HTML block elements nested more than {MAX_BLOCK_DEPTH} deep",
+                position=m.start(),
+            )
+
+
 def parse_html(html: str, doc_id: str, source: str | None = None) -> Document:
     """Parse filing text (HTML, inline XBRL, or a full SGML submission) into a Document."""
     where = source or doc_id
@@ -94,6 +121,7 @@ def parse_html(html: str, doc_id: str, source: str | None = None) -> Document:
             blocks, last_page = plain_text_blocks(sub.body)
             return _build(blocks, last_page > 1, meta, doc_id, source, where)
         html = sub.body
+    check_nesting(html, where)
     try:
         tree = LexborHTMLParser(html)
     except (ValueError, TypeError) as e:

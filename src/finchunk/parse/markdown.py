@@ -27,7 +27,7 @@ from finchunk.parse.sec_patterns import SUPERSCRIPT_DIGITS, sup_mark
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
-_DELIM_ROW = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_DELIM_ROW = re.compile(r" {0,3}\|?[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+$")
 _SUP_NOTE = re.compile(r" {0,3}([⁰¹²³⁴⁵⁶⁷⁸⁹]+)(?![⁰¹²³⁴⁵⁶⁷⁸⁹])")
 _FOOTNOTE_DEF = re.compile(r" {0,3}\[\^([^\]\s]+)\]:")
 _NOTE_PARA = re.compile(r"(?:Nota|Note|NOTA|NOTE)\s+(\d{1,3})\b")
@@ -36,7 +36,8 @@ _NOTES_SECTION = re.compile(r"\bnot(?:as?|es?)\b", re.IGNORECASE)
 # Citations inside a block.
 _SUP_CITE = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _UNIT_BEFORE = re.compile(r"(?:^|[^A-Za-z])(?:m|km|cm|mm|dm|ft|in|mi|yd|ha|μm|µm)$")
-_FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+# The label excludes "[" so that a run of unclosed "[^" is scanned once, not once per "[^".
+_FOOTNOTE_REF = re.compile(r"\[\^([^\[\]\s]+)\](?!:)")
 _NOTE_REF = re.compile(r"\b(?:[Nn]otas?|[Nn]otes?|NOTAS?|NOTES?)\s+(\d{1,3})\b")
 
 
@@ -57,6 +58,9 @@ class _Line:
 _STOP_LINE = re.compile(r"\n(?:[ \t\r\f\v]*(?=\n|\Z)| {0,3}[#`~*+\-\[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]|[^\n]*\|)")
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
 class _Lines:
     """The lines of a text, made on demand; ``next_stop`` skips plain prose lines."""
 
@@ -64,6 +68,10 @@ class _Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # A lone "\r" ends a line too (old Mac files): the scan runs over a copy with each
+        # one made "\n", the same length, so offsets stay those of ``text``.
+        if "\r" in text:
+            text = _LONE_CR.sub("\n", text)
         starts = [0]
         find = text.find
         pos = find("\n")
@@ -223,8 +231,13 @@ def _scan_paragraph(lines: _Lines, i: int) -> int:
 
 
 def _heading_text(content: str, hashes: int) -> str:
+    """The heading's text without its opening hashes and an optional closing run of "#"
+    (which must follow a space, or be all there is). String methods, not a regex: a
+    search for "[ \t]+#+$" rescans a long run of spaces once per space (quadratic)."""
     s = content.strip()[hashes:].strip()
-    s = re.sub(r"(?:^|[ \t]+)#+[ \t]*$", "", s)
+    t = s.rstrip("#")
+    if len(t) < len(s) and (not t or t[-1] in " \t"):
+        s = t
     return s.strip()
 
 

@@ -15,10 +15,13 @@ from finchunk.parse.html_walk import Block, Cell, Para, RawTable
 from finchunk.parse.sec_patterns import heading_key
 
 _SGML_START = re.compile(r"<(?:SEC-DOCUMENT|SEC-HEADER|IMS-HEADER|DOCUMENT)>", re.I)
-_HEADER = re.compile(r"<(SEC-HEADER|IMS-HEADER)>(.*?)</\1>", re.S | re.I)
+# The header is found with one search for each opening tag and one for its close: a lazy
+# "<SEC-HEADER>(.*?)</SEC-HEADER>" retried at each of many unclosed openings is quadratic.
+_HEADER_OPEN = {name: re.compile(f"<{name}>", re.I) for name in ("SEC-HEADER", "IMS-HEADER")}
+_HEADER_CLOSE = {name: re.compile(f"</{name}>", re.I) for name in _HEADER_OPEN}
 _HEADER_LINE = re.compile(r"^[ \t]*([A-Z][A-Z0-9 ()\-/]*?):[ \t]*(\S[^\n]*)", re.M)
 _DOCUMENT = re.compile(r"<DOCUMENT>(.*?)(?:</DOCUMENT>|\Z)", re.S | re.I)
-_TYPE = re.compile(r"<TYPE>\s*([^\n<]+)", re.I)
+_TYPE = re.compile(r"<TYPE>\s*([^\s<][^\n<]*)", re.I)
 _TEXT = re.compile(r"<TEXT>(.*?)(?:</TEXT>|\Z)", re.S | re.I)
 _HTML_HINT = re.compile(r"<(?:html|body|div|p|font|br|tr|td)\b", re.I)
 
@@ -42,9 +45,9 @@ def split_submission(text: str) -> Submission:
     form type, else the first document.
     """
     header: dict[str, str] = {}
-    m = _HEADER.search(text)
-    if m:
-        for key, value in _HEADER_LINE.findall(m.group(2)):
+    block = _header_block(text)
+    if block is not None:
+        for key, value in _HEADER_LINE.findall(block):
             header.setdefault(key.strip().upper(), value.rstrip())
     form = header.get("CONFORMED SUBMISSION TYPE", "").upper()
     docs = [d.group(1) for d in _DOCUMENT.finditer(text)]
@@ -57,6 +60,19 @@ def split_submission(text: str) -> Submission:
     t = _TEXT.search(main)
     body = t.group(1) if t else main
     return Submission(header=header, body=body, is_html=_HTML_HINT.search(body[:20000]) is not None)
+
+
+def _header_block(text: str) -> str | None:
+    """The text inside the first ``<SEC-HEADER>`` (or ``<IMS-HEADER>``) that is closed."""
+    found: list[tuple[int, str]] = []
+    for name, opening in _HEADER_OPEN.items():
+        m = opening.search(text)
+        if m is None:
+            continue
+        close = _HEADER_CLOSE[name].search(text, m.end())
+        if close is not None:
+            found.append((m.start(), text[m.end() : close.start()]))
+    return min(found)[1] if found else None
 
 
 # -- plain text ---------------------------------------------------------------------------
