@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from finchunk.chunk import ByTitle, Fixed, Recursive, Structure
+from finchunk.cli import app
 from finchunk.errors import FinchunkError
 from finchunk.model import Document, ElementKind
 from finchunk.parse.html import parse_html
@@ -83,3 +86,61 @@ def test_closing_hashes_of_a_heading() -> None:
     doc = parse_markdown("# Revenue ##\n\n## C# #\n\n### ###\n\n#### a#b\n", "h")
     headings = [e.section[-1] for e in doc.elements]
     assert headings == ["Revenue", "C#", "", "a#b"]
+
+
+# --- partial results, silent deletion ------------------------------------------------------
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def _two_files(tmp_path: Path) -> tuple[Path, Path]:
+    good = tmp_path / "docs" / "a.md"
+    good.parent.mkdir()
+    good.write_text("# A\n\nSome text.\n", encoding="utf-8")
+    bad = tmp_path / "docs" / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4 cut short")
+    return good, bad
+
+
+def test_chunk_failure_leaves_no_output(tmp_path: Path) -> None:
+    good, bad = _two_files(tmp_path)
+    out = tmp_path / "out.jsonl"
+    result = _run("chunk", str(good), str(bad), "-o", str(out))
+    assert result.exit_code == 2 and "broken.pdf" in result.output
+    assert not out.exists() and not list(tmp_path.glob(".*tmp"))
+
+
+def test_chunk_on_error_skip_and_folder_default(tmp_path: Path) -> None:
+    good, bad = _two_files(tmp_path)
+    out = tmp_path / "out.jsonl"
+    asked = _run("chunk", str(good), str(bad), "-o", str(out), "--on-error", "skip")
+    assert asked.exit_code == 0 and "skipped:" in asked.output and "broken.pdf" in asked.output
+    assert out.read_text(encoding="utf-8").count("\n") == 1
+    folder = _run("chunk", str(good.parent), "-o", str(out))
+    assert folder.exit_code == 1 and "skipped:" in folder.output
+    failed = _run("chunk", str(good.parent), "-o", str(out), "--on-error", "fail")
+    assert failed.exit_code == 2
+    assert "Traceback" not in asked.output + folder.output + failed.output
+
+
+def test_index_bad_file_leaves_no_folder_and_folders_skip(tmp_path: Path) -> None:
+    good, bad = _two_files(tmp_path)
+    idx = tmp_path / "idx"
+    assert _run("index", str(bad), "-o", str(idx)).exit_code == 2
+    assert not idx.exists()
+    folder = _run("index", str(good.parent), "-o", str(idx))
+    assert folder.exit_code == 1 and "skipped:" in folder.output and "1 added" in folder.output
+
+
+def test_index_removes_documents_only_with_prune(tmp_path: Path) -> None:
+    good, _ = _two_files(tmp_path)
+    other = tmp_path / "other.md"
+    other.write_text("# B\n\nOther text.\n", encoding="utf-8")
+    idx = tmp_path / "idx"
+    assert _run("index", str(good), "-o", str(idx)).exit_code == 0
+    refused = _run("index", str(other), "-o", str(idx))
+    assert refused.exit_code == 2 and "--prune" in refused.output and "(a)" in refused.output
+    pruned = _run("index", str(other), "-o", str(idx), "--prune")
+    assert pruned.exit_code == 0 and "1 removed" in pruned.output
