@@ -144,3 +144,64 @@ def test_index_removes_documents_only_with_prune(tmp_path: Path) -> None:
     assert refused.exit_code == 2 and "--prune" in refused.output and "(a)" in refused.output
     pruned = _run("index", str(other), "-o", str(idx), "--prune")
     assert pruned.exit_code == 0 and "1 removed" in pruned.output
+
+
+# --- decoding as browsers do; sniffing; empty files -----------------------------------------
+
+from finchunk.errors import ParseError  # noqa: E402
+from finchunk.parse import load  # noqa: E402
+from finchunk.parse.encoding import decode_page  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("data", "text", "warns"),
+    [
+        ("Año fiscal 2024 €".encode()[:-1], "Año fiscal 2024 \ufffd", True),
+        (
+            b'<meta charset="utf-16"><p>Plain text.</p>',
+            '<meta charset="utf-16"><p>Plain text.</p>',
+            False,
+        ),
+        (b'<meta charset="cp037"><p>Caf\xe9.</p>', '<meta charset="cp037"><p>Café.</p>', False),
+        (
+            b'<meta charset="latin1"><p>\x93Caf\xe9\x94 \x81</p>',
+            '<meta charset="latin1"><p>“Café” \x81</p>',
+            False,
+        ),
+        (b'<meta charset="utf-8"><p>Caf\xe9</p>', '<meta charset="utf-8"><p>Caf\ufffd</p>', True),
+        (b"\xef\xbb\xbfCaf\xc3\xa9", "Café", False),
+        (b"\xff\xfeh\x00i\x00", "hi", False),
+    ],
+)
+def test_decoding_follows_whatwg(data: bytes, text: str, warns: bool) -> None:
+    decoded, warning = decode_page(data)
+    assert decoded.endswith(text) and not decoded.startswith("\ufeff")
+    assert (warning is not None) == warns
+
+
+def test_cut_utf8_file_keeps_its_text_and_warns(tmp_path: Path) -> None:
+    md = tmp_path / "cut.md"
+    md.write_bytes("# Año\n\nIngresos de 5 €".encode()[:-2])
+    doc = load(md)
+    assert "Ingresos de 5 \ufffd" in doc.text and "cut off" in doc.metadata["warning"]
+    html = tmp_path / "cut.htm"
+    html.write_bytes("<html><body><p>Año fiscal: ingresos de 5 €".encode()[:-1])
+    doc = load(html)
+    assert "Año fiscal" in doc.text and "cut off" in doc.metadata["warning"]
+    result = _run("chunk", str(md), "-o", str(tmp_path / "o.jsonl"))
+    assert result.exit_code == 0 and "warning:" in result.output and "cut.md" in result.output
+
+
+def test_html_named_txt_is_read_as_html(tmp_path: Path) -> None:
+    f = tmp_path / "page.txt"
+    f.write_text("<!DOCTYPE html><html><body><h1>Results</h1><p>Revenue grew.</p></body></html>")
+    doc = load(f)
+    assert "<p>" not in doc.text and "Revenue grew." in doc.text
+
+
+@pytest.mark.parametrize("data", [b"\xef\xbb\xbf", b"\xef\xbb\xbf \n\n", b"  \n"])
+def test_bom_only_file_is_empty(tmp_path: Path, data: bytes) -> None:
+    f = tmp_path / "bom.md"
+    f.write_bytes(data)
+    with pytest.raises(ParseError, match="empty"):
+        load(f)

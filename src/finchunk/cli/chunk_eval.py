@@ -29,6 +29,7 @@ from finchunk.cli.common import (
     parse_ks,
     parse_list,
     positive_int,
+    print_warning,
     progress_bar,
     report_skipped,
     resolve_on_error,
@@ -88,19 +89,17 @@ def chunk(
 
 
 def _records(sources: list[Any], chunker: Any, mode: Any, skipped: list[tuple[str, str]]):
-    """Chunk records of each source that can be read; InputError (so nothing is written)
-    when none can."""
+    """Chunk records of each source that can be read (the others are added to ``skipped``,
+    or raise, as ``mode`` says)."""
     from finchunk.records import document_records
     from finchunk.retrieve.build import load_or_skip
 
-    read = 0
     for src in sources:
         doc = load_or_skip(src, mode, skipped)
+        if doc is not None and doc.metadata.get("warning"):
+            print_warning(src.source, str(doc.metadata["warning"]))
         if doc is not None:
-            read += 1
             yield from document_records(doc, chunker.chunk(doc))
-    if not read:
-        raise InputError("no file could be read: nothing written")
 
 
 def _variants(

@@ -330,6 +330,13 @@ def resolve_on_error(option: str | None, inputs: Sequence[Path]) -> tuple[Any, b
     return OnError.FAIL, False
 
 
+def print_warning(source: str, message: str) -> None:
+    """``warning: SOURCE: MESSAGE`` as one line on stderr."""
+    err_console.print(
+        f"[yellow]warning:[/] {escape(source)}: {escape(message)}", highlight=False, soft_wrap=True
+    )
+
+
 def report_skipped(skipped: Sequence[tuple[str, str]], exit_on_skip: bool) -> None:
     """One ``skipped:`` line per file that could not be read (its reason names it); exit
     status 1 after them when the skipping was not asked for."""

@@ -28,6 +28,7 @@ from finchunk.cli.common import (
     err_console,
     largest_k,
     parse_list,
+    print_warning,
     report_skipped,
     resolve_on_error,
     stage_bars,
@@ -90,6 +91,8 @@ def index_cmd(
         )
         with stage_bars() as bars:
             report = build_index(sources, out, config, progress=bars, prune=prune, on_error=mode)
+        for source, warning in report.warnings:
+            print_warning(source, warning)
         console.print(f"{out}: {report.summary()}")
     report_skipped(report.skipped, exit_on_skip)
 

@@ -22,6 +22,7 @@ from typing import Any
 from finchunk.errors import ParseError
 from finchunk.files import read_bytes
 from finchunk.model import Document, Element, ElementKind
+from finchunk.parse.encoding import cut_tail_warning, utf8_with_cut_tail
 from finchunk.parse.sec_patterns import SUPERSCRIPT_DIGITS, sup_mark
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
@@ -395,10 +396,16 @@ def parse_markdown(
 
 def read_text_file(path: str | Path) -> str:
     """Read a UTF-8 text file exactly (no newline translation), with errors that name it."""
+    return read_text_checked(path)[0]
+
+
+def read_text_checked(path: str | Path) -> tuple[str, str | None]:
+    """A UTF-8 text file's text, and a warning when a multi-byte character cut off at the
+    end of the file was replaced by U+FFFD; ParseError naming the byte and line otherwise."""
     p = Path(path)
     data = read_bytes(p)
     try:
-        return data.decode("utf-8")
+        text, cut = utf8_with_cut_tail(data)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ParseError(
@@ -406,12 +413,14 @@ def read_text_file(path: str | Path) -> str:
             f"not UTF-8 text (byte 0x{data[exc.start]:02x}); re-encode it as UTF-8",
             position=f"byte {exc.start}, line {line}",
         ) from exc
+    return text, cut_tail_warning(cut)
 
 
 def parse_markdown_file(path: str | Path, doc_id: str | None = None) -> Document:
     """Parse a Markdown file; the document id defaults to the file's stem."""
     p = Path(path)
-    text = read_text_file(p)
-    if not text.strip():
+    text, warning = read_text_checked(p)
+    if not text.lstrip("\ufeff").strip():
         raise ParseError(str(p), "empty document: no text to chunk")
-    return parse_markdown(text, doc_id or p.stem, source=str(p))
+    meta = {"warning": warning} if warning else None
+    return parse_markdown(text, doc_id or p.stem, metadata=meta, source=str(p))

@@ -215,6 +215,7 @@ class BuildReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, reason)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, warning)
     chunks: int = 0
     rebuilt: str | None = None  # why every document was processed again, if so
 
@@ -298,6 +299,8 @@ def _plan(
             pieces.append(_Piece(e, old_rows=(prev.first_chunk, prev.chunks)))
             report.unchanged.append(src.doc_id)
         elif (doc := load_or_skip(src, on_error, report.skipped)) is not None:
+            if doc.metadata.get("warning"):
+                report.warnings.append((src.source, str(doc.metadata["warning"])))
             pieces.append(_fresh_piece(doc, src, chunker))
             (report.updated if src.doc_id in previous else report.added).append(src.doc_id)
         progress.advance()
