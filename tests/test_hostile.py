@@ -205,3 +205,12 @@ def test_bom_only_file_is_empty(tmp_path: Path, data: bytes) -> None:
     f.write_bytes(data)
     with pytest.raises(ParseError, match="empty"):
         load(f)
+
+
+@pytest.mark.parametrize("header", [True, False])
+def test_overlong_heading_is_text_in_a_chunk(header: bool) -> None:
+    long = "Cover " + "block words " * 4000
+    doc = parse_markdown(f"# Title\n\n# {long}\n\nBody.\n", "h")
+    chunks = Structure(header=header).chunk(doc)
+    assert any("block words block" in c.body for c in chunks)
+    assert all(len(c.header) < 100 for c in chunks)

@@ -34,6 +34,7 @@ FURNITURE = FurnitureRule(
     max_chars=_FURNITURE_MAX,
     sequence=False,
     count_by="break",
+    digits="blind",
 )
 _SENTENCE_END = frozenset('.!?:;"”)')
 

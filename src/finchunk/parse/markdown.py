@@ -242,6 +242,11 @@ def _heading_text(content: str, hashes: int) -> str:
     return s.strip()
 
 
+#: The longest heading text; a longer ATX "heading" is read as a paragraph (as the HTML
+#: parser reads a paragraph longer than 200 characters, bold or not).
+HEADING_MAX_CHARS = 200
+
+
 def _blocks(lines: _Lines) -> Iterator[_Block]:
     i, n = 0, len(lines)
     while i < n:
@@ -252,7 +257,13 @@ def _blocks(lines: _Lines) -> Iterator[_Block]:
             continue
         if m := _ATX.match(c):
             hashes = len(m.group(1))
-            yield _Block(ElementKind.HEADING, i, i, hashes, _heading_text(c, c.index("#") + hashes))
+            heading = _heading_text(c, c.index("#") + hashes)
+            # A "heading" longer than any title (a cover block, a paragraph marked up by
+            # mistake) is text: it must lie in a chunk, not only in a section path.
+            if len(heading) <= HEADING_MAX_CHARS:
+                yield _Block(ElementKind.HEADING, i, i, hashes, heading)
+            else:
+                yield _Block(ElementKind.TEXT, i, i)
             i += 1
             continue
         if _FENCE.match(c):

@@ -47,7 +47,13 @@ _TERMINALS = frozenset(".!?:;")
 #: by page and no sequence check keep the parsed output of the FinanceBench PDFs as it was
 #: (both would change it; see FurnitureRule).
 _FURNITURE = FurnitureRule(
-    PAGE_NUMBER_RE, every=4, sentence_every=4, max_chars=150, sequence=False, count_by="page"
+    PAGE_NUMBER_RE,
+    every=4,
+    sentence_every=4,
+    max_chars=150,
+    sequence=False,
+    count_by="page",
+    digits="blind",
 )
 
 

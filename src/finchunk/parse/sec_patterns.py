@@ -180,10 +180,14 @@ class FurnitureRule:
     A line shaped like a page number (``page_numbers`` fullmatches it) is furniture when it
     is one: with ``sequence``, a well-formed number that one at the same place within
     ``window`` pages continues (12 here, 13 on the next page); without, by shape alone.
-    Any other line is furniture when its :func:`signature` (digits normalised) sits at the
-    same place (top or bottom) on at least ``min_pages`` pages and one page in ``every``; a
-    sentence (ending ".") must recur on one page in ``sentence_every``. Lines longer than
-    ``max_chars`` never count as repeated.
+    Any other line is furniture when it sits at the same place (top or bottom) on at least
+    ``min_pages`` pages and one page in ``every``; a sentence (ending ".") must recur on one
+    page in ``sentence_every``. Lines longer than ``max_chars`` never count as repeated.
+    "It" is the line's :func:`signature` (digits made "#") with ``digits="blind"``; with
+    ``digits="page"`` it is the line's own text (case and spaces aside), or its signature
+    where its last number runs with the pages ("Acme | Annual Report | 7" on page 7,
+    "... | 8" on page 8): lines that differ in other digits ("Revenue grew 3 % in 2003",
+    "... 4 % in 2004") are different lines.
 
     ``count_by`` says what "the same place" counts: ``"place"`` the pages with it at the top,
     apart from those with it at the bottom; ``"page"`` the pages with it at either edge
@@ -199,6 +203,7 @@ class FurnitureRule:
     sequence: bool = True
     window: int = 2
     count_by: Literal["place", "page", "break"] = "place"
+    digits: Literal["blind", "page"] = "page"
 
     def decide(self, pages: Sequence[PageEdges]) -> list[tuple[set[int], set[int]]]:
         """Per page, the indexes into ``top`` and into ``bottom`` that are furniture."""
@@ -215,9 +220,10 @@ class FurnitureRule:
                         if (p, place, i) in numbers:
                             found[k].add(i)
                         continue
-                    sig = signature(t)
-                    n = counts[(self._place(place), sig)] if len(t) <= self.max_chars else 0
-                    if n >= (need_sentence if sig.endswith(".") else need):
+                    n = 0
+                    if len(t) <= self.max_chars:
+                        n = max(counts[(self._place(place), key)] for key in self._keys(p, t))
+                    if n >= (need_sentence if t.rstrip().endswith(".") else need):
                         found[k].add(i)
             out.append(found)
         return out
@@ -235,8 +241,20 @@ class FurnitureRule:
                 group = p - 1 if self.count_by == "break" and place == "top" else p
                 for i, t in enumerate(lines):
                     if (p, place, i) not in shaped and len(t) <= self.max_chars:
-                        seen.add((group, self._place(place), signature(t)))
-        return Counter((place, sig) for _, place, sig in seen)
+                        for key in self._keys(p, t):
+                            seen.add((group, self._place(place), key))
+        return Counter((place, key) for _, place, key in seen)
+
+    def _keys(self, page: int, text: str) -> tuple[str, ...]:
+        """What a line on ``page`` is counted as (see ``digits``)."""
+        if self.digits == "blind":
+            return (signature(text),)
+        own = _SPACES.sub(" ", text.lower()).strip()
+        numbers = _DIGITS.findall(own)
+        if not numbers or len(numbers[-1]) > 4:
+            return (own,)
+        # The last number minus the page index is the same on every page it runs with.
+        return (own, f"{signature(own)}@{int(numbers[-1]) - page}")
 
     def _page_numbers(
         self, pages: Sequence[PageEdges]
