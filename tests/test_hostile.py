@@ -14,10 +14,14 @@ from typer.testing import CliRunner
 
 from finchunk.chunk import ByTitle, Fixed, Recursive, Structure
 from finchunk.cli import app
-from finchunk.errors import FinchunkError
+from finchunk.errors import FinchunkError, ParseError
 from finchunk.model import Document, ElementKind
+from finchunk.parse import load
+from finchunk.parse.encoding import decode_page
 from finchunk.parse.html import parse_html
 from finchunk.parse.markdown import parse_markdown
+from finchunk.parse.pdf import build_document
+from finchunk.parse.pdf_layout import Line
 
 ALL = [Fixed(), Recursive(), Structure(), ByTitle()]
 _MB = 1_000_000
@@ -148,10 +152,6 @@ def test_index_removes_documents_only_with_prune(tmp_path: Path) -> None:
 
 # --- decoding as browsers do; sniffing; empty files -----------------------------------------
 
-from finchunk.errors import ParseError  # noqa: E402
-from finchunk.parse import load  # noqa: E402
-from finchunk.parse.encoding import decode_page  # noqa: E402
-
 
 @pytest.mark.parametrize(
     ("data", "text", "warns"),
@@ -214,3 +214,77 @@ def test_overlong_heading_is_text_in_a_chunk(header: bool) -> None:
     chunks = Structure(header=header).chunk(doc)
     assert any("block words block" in c.body for c in chunks)
     assert all(len(c.header) < 100 for c in chunks)
+
+
+# --- page furniture keeps body text ----------------------------------------------------------
+
+
+_GREEK = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+]
+
+
+@pytest.mark.parametrize(
+    "para",
+    [
+        lambda i, w: f"Revenue grew {i} percent in {2000 + i}.",
+        lambda i, w: f"Section {i}",
+        lambda i, w: f"The {w} segment grew.",
+    ],
+)
+def test_html_page_break_between_every_paragraph_keeps_them(para) -> None:
+    html = "".join(
+        f'<p>{para(i, w)}</p><div style="page-break-after:always"></div>'
+        for i, w in enumerate(_GREEK)
+    )
+    doc = parse_html(f"<html><body>{html}</body></html>", "pb")
+    for i, w in enumerate(_GREEK):
+        assert para(i, w) in doc.text
+
+
+def _pdf_pages(lines_of: Callable[[int], list[str]], n: int = 12) -> list[list[Line]]:
+    return [[Line(t) for t in lines_of(p)] for p in range(n)]
+
+
+def _body(doc: Document) -> str:
+    """The text of a document's elements other than furniture."""
+    kept = (e for e in doc.elements if e.kind is not ElementKind.FURNITURE)
+    return "\n".join(doc.text[e.start : e.end] for e in kept)
+
+
+def test_pdf_lines_differing_only_in_digits_are_body() -> None:
+    def page(p: int) -> list[str]:
+        return [
+            f"Net sales rose {3 * p + 1} percent to ${7 * p + 2} million in Q{p % 4 + 1}.",
+            f"Segment {p % 3} margin was {p + 10} percent.",
+            f"Outlook for {2020 + p % 5} unchanged at {p + 4} units.",
+        ]
+
+    doc = build_document(_pdf_pages(page), "digits")
+    assert Structure().chunk(doc)
+    body = _body(doc)
+    for p in range(12):
+        for t in page(p):
+            assert t in body
+
+
+def test_pdf_last_line_word_or_year_is_not_a_page_number() -> None:
+    def page(p: int) -> list[str]:
+        tail = {3: "Civil", 6: "2019"}.get(p, str(p + 1))
+        return ["Acme Corp Annual Report", f"Body line {_GREEK[p]} of the page.", tail]
+
+    body = _body(build_document(_pdf_pages(page), "pn"))
+    assert "Civil" in body and "2019" in body
+    assert "Acme Corp Annual Report" not in body  # a real running header still goes
+    assert "\n5\n" not in body and "\n8\n" not in body  # and page numbers in sequence

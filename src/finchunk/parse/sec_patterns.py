@@ -171,6 +171,9 @@ class PageEdges:
 
     top: Sequence[str] = ()
     bottom: Sequence[str] = ()
+    #: How many lines the page has besides these (None: unknown). A page of edges only
+    #: (``rest=0``) is never emptied by repeated lines: they are its text.
+    rest: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +217,7 @@ class FurnitureRule:
         out: list[tuple[set[int], set[int]]] = []
         for p, edges in enumerate(pages):
             found: tuple[set[int], set[int]] = (set(), set())
+            repeated: tuple[set[int], set[int]] = (set(), set())
             for k, (place, lines) in enumerate((("top", edges.top), ("bottom", edges.bottom))):
                 for i, t in enumerate(lines):
                     if (p, place, i) in shaped:
@@ -225,6 +229,10 @@ class FurnitureRule:
                         n = max(counts[(self._place(place), key)] for key in self._keys(p, t))
                     if n >= (need_sentence if t.rstrip().endswith(".") else need):
                         found[k].add(i)
+                        repeated[k].add(i)
+            whole = len(found[0]) == len(edges.top) and len(found[1]) == len(edges.bottom)
+            if edges.rest == 0 and whole:
+                found = (found[0] - repeated[0], found[1] - repeated[1])
             out.append(found)
         return out
 
