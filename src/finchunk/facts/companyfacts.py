@@ -16,8 +16,11 @@ from finchunk.files import read_bytes
 
 def read_companyfacts(path: Path) -> ParsedFacts:
     """Parse a companyfacts file; ParseError naming the file (and the place) on bad input."""
-    source = str(path)
-    raw = read_bytes(path)
+    return companyfacts_from_bytes(read_bytes(path), str(path))
+
+
+def companyfacts_from_bytes(raw: bytes, source: str) -> ParsedFacts:
+    """Parse companyfacts JSON bytes; ParseError naming ``source`` on bad input."""
     try:
         doc = json.loads(raw, parse_float=Decimal, object_pairs_hook=_unique_keys)
     except UnicodeDecodeError as exc:
