@@ -288,3 +288,12 @@ def test_pdf_last_line_word_or_year_is_not_a_page_number() -> None:
     assert "Civil" in body and "2019" in body
     assert "Acme Corp Annual Report" not in body  # a real running header still goes
     assert "\n5\n" not in body and "\n8\n" not in body  # and page numbers in sequence
+
+
+def test_duplicate_keys_in_sidecar_metadata_are_an_error(tmp_path: Path) -> None:
+    from finchunk.retrieve.build import file_sources
+
+    (tmp_path / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
+    (tmp_path / "a.meta.json").write_text('{"year": 2023, "year": 2024}', encoding="utf-8")
+    with pytest.raises(ParseError, match=r"a\.meta\.json.*'year' is given twice"):
+        file_sources([tmp_path / "a.md"])

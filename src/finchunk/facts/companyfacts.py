@@ -11,7 +11,7 @@ from typing import Any
 from finchunk.errors import ParseError
 from finchunk.facts.model import Fact, Filing, ParsedFacts, Period
 from finchunk.facts.values import parse_cik, parse_date, value_problem
-from finchunk.files import read_bytes
+from finchunk.files import DuplicateKeyError, read_bytes, unique_keys
 
 
 def read_companyfacts(path: Path) -> ParsedFacts:
@@ -22,34 +22,19 @@ def read_companyfacts(path: Path) -> ParsedFacts:
 def companyfacts_from_bytes(raw: bytes, source: str) -> ParsedFacts:
     """Parse companyfacts JSON bytes; ParseError naming ``source`` on bad input."""
     try:
-        doc = json.loads(raw, parse_float=Decimal, object_pairs_hook=_unique_keys)
+        doc = json.loads(raw, parse_float=Decimal, object_pairs_hook=unique_keys)
     except UnicodeDecodeError as exc:
         raise ParseError(source, "not UTF-8 JSON", position=exc.start) from exc
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         raise ParseError(source, f"malformed JSON: {exc.msg}", position=where) from exc
-    except _DuplicateKey as exc:
+    except DuplicateKeyError as exc:
         raise ParseError(source, f"key {exc.args[0]!r} is given twice in one object") from exc
     except RecursionError as exc:
         raise ParseError(source, "JSON nested too deeply to be companyfacts") from exc
     except ValueError as exc:  # Python's int-string limit: a number of thousands of digits
         raise ParseError(source, "malformed JSON: a number of more than 4,300 digits") from exc
     return companyfacts_from_dict(doc, source)
-
-
-class _DuplicateKey(ValueError):
-    """A JSON object names one key twice (json keeps the last silently)."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return out
 
 
 def companyfacts_from_dict(doc: Any, source: str) -> ParsedFacts:

@@ -21,7 +21,7 @@ import pyarrow as pa
 import finchunk
 from finchunk.chunk import Strategy, make_chunker
 from finchunk.errors import FinchunkError, InputError, ParseError
-from finchunk.files import read_bytes
+from finchunk.files import DuplicateKeyError, read_bytes, unique_keys
 from finchunk.model import Document
 from finchunk.parse import SUPPORTED_SUFFIXES, load
 from finchunk.records import CHUNK_SCHEMA, chunk_table, document_records, metadata_json
@@ -96,8 +96,10 @@ def _sidecar_metadata(path: Path) -> tuple[dict[str, Any], bytes]:
         return {}, b""
     raw = read_bytes(side)
     try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        meta = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        raise ParseError(str(side), f"key {exc.args[0]!r} is given twice") from exc
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ParseError(str(side), f"not a JSON object of metadata: {exc}") from exc
     if not isinstance(meta, dict):
         raise ParseError(str(side), "metadata must be a JSON object")
