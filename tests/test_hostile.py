@@ -297,3 +297,18 @@ def test_duplicate_keys_in_sidecar_metadata_are_an_error(tmp_path: Path) -> None
     (tmp_path / "a.meta.json").write_text('{"year": 2023, "year": 2024}', encoding="utf-8")
     with pytest.raises(ParseError, match=r"a\.meta\.json.*'year' is given twice"):
         file_sources([tmp_path / "a.md"])
+
+
+def test_image_only_pdf_is_one_line_for_every_command(tmp_path: Path) -> None:
+    from tests.pdf_fixtures import write_blank
+
+    scan = write_blank(tmp_path / "scan.pdf")
+    for args in (["chunk", str(scan), "-o", str(tmp_path / "o.jsonl")],
+                 ["view", str(scan), "-o", str(tmp_path / "v.html")],
+                 ["index", str(scan), "-o", str(tmp_path / "idx")]):  # fmt: skip
+        result = _run(*args)
+        assert result.exit_code == 2, args
+        assert "scan.pdf: no text layer: OCR is not supported" in result.output
+        assert "--range" not in result.output and "Warning" not in result.output
+    skipped = _run("chunk", str(scan), "-o", str(tmp_path / "o.jsonl"), "--on-error", "skip")
+    assert skipped.exit_code == 0 and "skipped:" in skipped.output
