@@ -26,20 +26,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 _KB = 1024
-_GREEK = [
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "epsilon",
-    "zeta",
-    "eta",
-    "theta",
-    "iota",
-    "kappa",
-    "lambda",
-    "mu",
-]
+#: Distinct words for generated pages (no two lines of a generated page alike).
+GREEK = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu"]  # fmt: skip
 
 
 def _pdf(objects: list[bytes]) -> bytes:
@@ -149,7 +137,7 @@ def _paged_html(para: Callable[[int, str], str]) -> str:
     brk = '<div style="page-break-after:always"></div>'
     return (
         "<html><body>"
-        + "".join(f"<p>{para(i, w)}</p>{brk}" for i, w in enumerate(_GREEK))
+        + "".join(f"<p>{para(i, w)}</p>{brk}" for i, w in enumerate(GREEK))
         + "</body></html>"
     )
 
@@ -230,7 +218,7 @@ def corpus() -> Iterator[tuple[str, bytes]]:
         _text_pdf(
             [
                 ["Acme annual report", f"Body line {w} of the page.", str(i + 1)]
-                for i, w in enumerate(_GREEK)
+                for i, w in enumerate(GREEK)
             ]
         ),
     )

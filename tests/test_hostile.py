@@ -22,6 +22,7 @@ from finchunk.parse.html import parse_html
 from finchunk.parse.markdown import parse_markdown
 from finchunk.parse.pdf import build_document
 from finchunk.parse.pdf_layout import Line
+from tests.hostile_corpus import GREEK
 
 ALL = [Fixed(), Recursive(), Structure(), ByTitle()]
 _MB = 1_000_000
@@ -219,22 +220,6 @@ def test_overlong_heading_is_text_in_a_chunk(header: bool) -> None:
 # --- page furniture keeps body text ----------------------------------------------------------
 
 
-_GREEK = [
-    "alpha",
-    "beta",
-    "gamma",
-    "delta",
-    "epsilon",
-    "zeta",
-    "eta",
-    "theta",
-    "iota",
-    "kappa",
-    "lambda",
-    "mu",
-]
-
-
 @pytest.mark.parametrize(
     "para",
     [
@@ -246,10 +231,10 @@ _GREEK = [
 def test_html_page_break_between_every_paragraph_keeps_them(para) -> None:
     html = "".join(
         f'<p>{para(i, w)}</p><div style="page-break-after:always"></div>'
-        for i, w in enumerate(_GREEK)
+        for i, w in enumerate(GREEK)
     )
     doc = parse_html(f"<html><body>{html}</body></html>", "pb")
-    for i, w in enumerate(_GREEK):
+    for i, w in enumerate(GREEK):
         assert para(i, w) in doc.text
 
 
@@ -282,7 +267,7 @@ def test_pdf_lines_differing_only_in_digits_are_body() -> None:
 def test_pdf_last_line_word_or_year_is_not_a_page_number() -> None:
     def page(p: int) -> list[str]:
         tail = {3: "Civil", 6: "2019"}.get(p, str(p + 1))
-        return ["Acme Corp Annual Report", f"Body line {_GREEK[p]} of the page.", tail]
+        return ["Acme Corp Annual Report", f"Body line {GREEK[p]} of the page.", tail]
 
     body = _body(build_document(_pdf_pages(page), "pn"))
     assert "Civil" in body and "2019" in body
