@@ -297,3 +297,9 @@ def test_image_only_pdf_is_one_line_for_every_command(tmp_path: Path) -> None:
         assert "--range" not in result.output and "Warning" not in result.output
     skipped = _run("chunk", str(scan), "-o", str(tmp_path / "o.jsonl"), "--on-error", "skip")
     assert skipped.exit_code == 0 and "skipped:" in skipped.output
+
+
+def test_processing_instruction_in_html_is_skipped() -> None:
+    # Found by bench/fuzz.py (html): "<?td>" is a node that is neither element nor text.
+    doc = parse_html("<table><tr><td>Revenue<?td>1,234</td></tr></table><p>x<?pi y?>z</p>", "pi")
+    assert "Revenue" in doc.text and "z" in doc.text
