@@ -303,3 +303,15 @@ def test_processing_instruction_in_html_is_skipped() -> None:
     # Found by bench/fuzz.py (html): "<?td>" is a node that is neither element nor text.
     doc = parse_html("<table><tr><td>Revenue<?td>1,234</td></tr></table><p>x<?pi y?>z</p>", "pi")
     assert "Revenue" in doc.text and "z" in doc.text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<PAGE>\nITEM 1.y><>tpmeI 7. MD&ompany sells.\n",  # found by bench/fuzz.py (sgml)
+        "".join(f"Item {i % 9 + 1}. Part of a long list\n" for i in range(5000)),
+    ],
+)
+def test_sgml_plain_text_item_lines(body: str) -> None:
+    doc = parse_html("<DOCUMENT>\n<TYPE>10-K\n<TEXT>\n" + body + "</TEXT>\n", "sgml")
+    assert doc.elements

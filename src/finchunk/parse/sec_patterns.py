@@ -182,7 +182,9 @@ class FurnitureRule:
 
     A line shaped like a page number (``page_numbers`` fullmatches it) is furniture when it
     is one: with ``sequence``, a well-formed number that one at the same place within
-    ``window`` pages continues (12 here, 13 on the next page); without, by shape alone.
+    ``window`` pages continues (12 here, 13 on the next page), or, when fewer than
+    ``min_pages`` numbers are found (too few to make a sequence), a plain number no larger
+    than the page count; without ``sequence``, by shape alone.
     Any other line is furniture when it sits at the same place (top or bottom) on at least
     ``min_pages`` pages and one page in ``every``; a sentence (ending ".") must recur on one
     page in ``sentence_every``. Lines longer than ``max_chars`` never count as repeated.
@@ -281,7 +283,17 @@ class FurnitureRule:
                             values[key] = v
         if not self.sequence:
             return shaped, shaped
+        if len(values) < self.min_pages:  # too few numbers to make a sequence
+            return shaped, self._could_be_own_number(values, len(pages))
         return shaped, self._in_sequence(values)
+
+    @staticmethod
+    def _could_be_own_number(
+        values: dict[tuple[int, str, int], tuple[str, int]], pages: int
+    ) -> set[tuple[int, str, int]]:
+        """Plain numbers no larger than the page count ("2" closing page 1 of 2); not Roman
+        numerals, letters or years, which one number alone cannot tell from words."""
+        return {key for key, (series, n) in values.items() if series == "" and 0 < n <= pages}
 
     def _in_sequence(
         self, values: dict[tuple[int, str, int], tuple[str, int]]

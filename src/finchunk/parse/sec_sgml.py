@@ -122,16 +122,27 @@ def plain_text_blocks(text: str, page: int = 1) -> tuple[list[Block], int]:
 
 
 def _prose(lines: list[str], page: int) -> list[Para]:
-    """A group of lines: a heading line (Part/Item, short upper-case) or a paragraph."""
-    first = lines[0].strip()
-    if heading_key(first) is not None:
+    """A group of lines: heading lines (Part/Item, short upper-case) and a paragraph.
+
+    Each leading Part/Item line is a heading of its own, unless the group is at most three
+    upper-case lines (a heading broken over lines). A loop, not recursion: a group of
+    thousands of "Item" lines must not exhaust the stack."""
+    out: list[Para] = []
+    while lines and heading_key(lines[0].strip()) is not None:
         if len(lines) <= 3 and all(ln.strip().upper() == ln.strip() for ln in lines):
-            return [Para(text=" ".join(" ".join(ln.split()) for ln in lines), bold=1.0, page=page)]
-        return [Para(text=" ".join(first.split()), bold=1.0, page=page), *_prose(lines[1:], page)]
+            text = " ".join(" ".join(ln.split()) for ln in lines)
+            return [*out, Para(text=text, bold=1.0, page=page)]
+        out.append(Para(text=" ".join(lines[0].split()), bold=1.0, page=page))
+        lines = lines[1:]
+    return out + ([_paragraph(lines, page)] if lines else [])
+
+
+def _paragraph(lines: list[str], page: int) -> Para:
+    """Lines of prose as one paragraph (bold when short and in capitals)."""
     text = " ".join(" ".join(ln.split()) for ln in lines)
     short_caps = len(lines) <= 2 and len(text) <= 100 and text.upper() == text
     bold = 1.0 if short_caps and any(ch.isalpha() for ch in text) else 0.0
-    return [Para(text=text, bold=bold, page=page)]
+    return Para(text=text, bold=bold, page=page)
 
 
 def _table(lines: list[str], page: int) -> RawTable:
