@@ -487,3 +487,15 @@ def test_instance_hostile_numbers(tmp_path, old, new):
     assert old in INSTANCE
     with pytest.raises(ParseError, match=r"tiny\.xml.*out of range"):
         read_instance(_instance(tmp_path, INSTANCE.replace(old, new, 1)), GIVEN)
+
+
+def test_fuzz_findings_are_one_line_errors(tmp_path):
+    # Found by bench/fuzz.py: an exponent Decimal cannot hold; an unknown XML encoding.
+    text = json.dumps(_companyfacts([{**ROW, "val": 0}])).replace(
+        '"val": 0', '"val": 4e' + "4" * 40
+    )
+    with pytest.raises(ParseError, match=r"cf\.json.*out of range"):
+        read_companyfacts(_write(tmp_path, "cf.json", text))
+    xml = INSTANCE.replace('encoding="utf-8"', 'encoding="utf-5"')
+    with pytest.raises(ParseError, match=r"tiny\.xml.*unknown encoding"):
+        read_instance(_instance(tmp_path, xml), GIVEN)

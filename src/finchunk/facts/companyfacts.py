@@ -4,7 +4,7 @@ unit, period and accession)."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,8 @@ def companyfacts_from_bytes(raw: bytes, source: str) -> ParsedFacts:
         raise ParseError(source, f"key {exc.args[0]!r} is given twice in one object") from exc
     except RecursionError as exc:
         raise ParseError(source, "JSON nested too deeply to be companyfacts") from exc
+    except InvalidOperation as exc:  # a number whose exponent Decimal cannot hold
+        raise ParseError(source, "malformed JSON: a number out of range") from exc
     except ValueError as exc:  # Python's int-string limit: a number of thousands of digits
         raise ParseError(source, "malformed JSON: a number of more than 4,300 digits") from exc
     return companyfacts_from_dict(doc, source)
