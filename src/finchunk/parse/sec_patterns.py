@@ -157,6 +157,7 @@ def page_value(text: str) -> tuple[str, int] | None:
 
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
+_MAX_NUMBERS = 8  # numbers of one edge line looked at as a running page number
 
 
 def signature(text: str) -> str:
@@ -260,11 +261,15 @@ class FurnitureRule:
         if self.digits == "blind":
             return (signature(text),)
         own = _SPACES.sub(" ", text.lower()).strip()
-        numbers = _DIGITS.findall(own)
-        if not numbers or len(numbers[-1]) > 4:
-            return (own,)
-        # The last number minus the page index is the same on every page it runs with.
-        return (own, f"{signature(own)}@{int(numbers[-1]) - page}")
+        sig = signature(own)
+        # A number minus the page index is the same on every page it runs with, wherever it
+        # stands ("Acme | 7", "7 Acme Annual Report"): one key per number of the line.
+        runs = [
+            f"{sig}@{j}:{int(n) - page}"
+            for j, n in enumerate(_DIGITS.findall(own)[:_MAX_NUMBERS])
+            if len(n) <= 4
+        ]
+        return (own, *runs)
 
     def _page_numbers(
         self, pages: Sequence[PageEdges]
