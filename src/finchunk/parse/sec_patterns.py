@@ -227,9 +227,9 @@ class FurnitureRule:
                         if (p, place, i) in numbers:
                             found[k].add(i)
                         continue
-                    n = 0
-                    if len(t) <= self.max_chars:
-                        n = max(counts[(self._place(place), key)] for key in self._keys(p, t))
+                    if len(t) > self.max_chars:
+                        continue  # too long to be a running header or footer
+                    n = max(counts[(self._place(place), key)] for key in self._keys(p, t))
                     if n >= (need_sentence if t.rstrip().endswith(".") else need):
                         found[k].add(i)
                         repeated[k].add(i)
