@@ -192,3 +192,50 @@ def test_inline_10k_agrees_with_companyfacts(edgar, name, companyfacts, accn):
     same = [f for f in read_companyfacts(edgar / companyfacts).facts if f.filing.accn == accn]
     assert len(same) > 400
     assert [f for f in same if from_inline.get(_key(f)) != f.value] == []
+
+
+# ---- fiscal calendar on every fiscal year, as of every filing date (issue 14) -----------------
+
+_COMPANYFACTS = ["AAPL/CIK0000320193.json", "GOOGL/CIK0001652044.json", "LPA/lpa_facts.json",
+                 "NVDA/CIK0001045810.json", "TSLA/tsla_facts.json"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", _COMPANYFACTS)
+def test_fiscal_calendar_on_every_year_as_of_every_filing(edgar, name):
+    from finchunk.facts import fiscal
+
+    with FactStore(":memory:") as store:
+        store.load([edgar / name])
+        db = store.db
+        rows = db._db.execute(
+            "SELECT cik, form, filed, max(period_end) FROM facts WHERE days BETWEEN 350 AND 380 "
+            "AND dims='' AND form IN ('10-K','10-K/A','20-F','20-F/A','40-F') "
+            "GROUP BY accn ORDER BY filed"
+        ).fetchall()
+        filed_dates = sorted({D(r[0]) for r in db._db.execute("SELECT DISTINCT filed FROM facts")})
+        assert rows, name
+        for cik, form, filed, end in rows:
+            year_end = D(end)
+            for as_of in [d for d in filed_dates if d >= D(filed)][:12]:
+                fy = fiscal.fiscal_year(db, cik, year_end.year, as_of)
+                assert fy is not None and fy.end == year_end, (form, filed, as_of, fy)
+                quarters = fiscal.quarters(db, cik, fy, as_of)
+                for q in quarters:
+                    assert q is None or fiscal.QUARTER_DAYS.start <= q.days < 101, (as_of, q)
+                nine = [
+                    p
+                    for p, _ in db.durations(cik, fy.start, fy.end, as_of)
+                    if p.start == fy.start and abs(p.days - 273) <= 20
+                ]
+                if nine:  # a nine-month year-to-date is known: Q4's bounds can be told
+                    assert quarters[3] is not None, (form, filed, as_of, fy)
+
+
+def test_apple_q4_fy2009_between_10k_and_10ka(apple):
+    """Derived as of a day after the 10-K and before the 10-K/A (FY2009's quarters were
+    first filed before XBRL, and the 10-K/A restated them): FY minus nine months."""
+    answer = apple.get(AAPL, "us-gaap:NetIncomeLoss", fiscal_year=2009, quarter=4,
+                       as_of=D("2009-12-31"))  # fmt: skip
+    assert answer.reason is None and answer.derived is not None
+    assert answer.period == Period.duration(D("2009-06-28"), D("2009-09-26"))
+    assert answer.value == 1_665_000_000

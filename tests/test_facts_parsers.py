@@ -410,3 +410,92 @@ def test_transforms():
     for bad, fn in (("1,23", num_dot_decimal), ("abc", num_dot_decimal), ("lots", num_words_en)):
         with pytest.raises(TransformError):
             fn(bad)
+
+
+# ---- hostile numbers (issue 14): one-line errors, exact values ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("val", "words"),
+    [
+        ("1E+999999999", "out of range"),
+        ("1E-999999999", "out of range"),
+        ("1" * 5000, "4,300 digits"),
+        ("1." + "1" * 5000, "5001 digits"),
+    ],
+)
+def test_companyfacts_hostile_values_are_one_line_errors(tmp_path, val, words):
+    text = json.dumps(_companyfacts([{**ROW, "val": 0}])).replace('"val": 0', f'"val": {val}')
+    with pytest.raises(ParseError) as err:
+        read_companyfacts(_write(tmp_path, "cf.json", text))
+    assert words in str(err.value) and "cf.json" in str(err.value)
+
+
+def test_companyfacts_deep_nesting_and_duplicate_keys(tmp_path):
+    with pytest.raises(ParseError, match=r"deep\.json.*nested too deeply"):
+        read_companyfacts(_write(tmp_path, "deep.json", "[" * 50_000 + "]" * 50_000))
+    dup = json.dumps(_companyfacts([ROW])).replace('"cik": 42', '"cik": 42, "cik": 43')
+    with pytest.raises(ParseError, match=r"dup\.json.*'cik' is given twice"):
+        read_companyfacts(_write(tmp_path, "dup.json", dup))
+
+
+def test_values_past_28_digits_are_kept_exactly(tmp_path):
+    from finchunk.facts.values import decimal_text
+
+    long = "1234567890123456789012345678901234.5"
+    text = json.dumps(_companyfacts([{**ROW, "val": 0}])).replace('"val": 0', f'"val": {long}')
+    (fact,) = read_companyfacts(_write(tmp_path, "cf.json", text)).facts
+    assert decimal_text(fact.value) == long
+    assert decimal_text(Decimal("1" * 40 + "000")) == "1" * 40 + "000"
+    assert decimal_text(Decimal("12.500")) == "12.5"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ('scale="3"', 'scale="1000000000"', "scale '1000000000' is out of range"),
+        ('scale="3"', 'scale="-1000000000"', "out of range"),
+        ('scale="3"', 'scale="' + "9" * 5000 + '"', "out of range"),
+        ('decimals="0"', 'decimals="1000000000"', "decimals '1000000000' is out of range"),
+        ('decimals="0"', 'decimals="-1000000000"', "out of range"),
+        (">98.76<", ">1E+999999999<", "not a decimal"),
+    ],
+)
+def test_inline_hostile_scale_and_decimals(tmp_path, old, new, words):
+    assert old in INLINE
+    path = _inline(tmp_path, INLINE.replace(old, new, 1))
+    with pytest.raises(ParseError) as err:
+        read_inline(path, GIVEN)
+    assert words in str(err.value) and str(path) in str(err.value)
+
+
+def test_inline_scale_is_exact_past_28_digits(tmp_path):
+    digits = "1234567890123456789012345678901"
+    path = _inline(tmp_path, INLINE.replace(">98.76<", f">{digits}<").replace('decimals="0"', ""))
+    cash = next(f for f in read_inline(path, GIVEN).facts if f.concept == "us-gaap:Cash")
+    assert cash.value == Decimal(digits)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('decimals="2">1.53<', 'decimals="-1000000000">1.53<'),
+        (">-70<", ">1E+999999999<"),
+    ],
+)
+def test_instance_hostile_numbers(tmp_path, old, new):
+    assert old in INSTANCE
+    with pytest.raises(ParseError, match=r"tiny\.xml.*out of range"):
+        read_instance(_instance(tmp_path, INSTANCE.replace(old, new, 1)), GIVEN)
+
+
+def test_fuzz_findings_are_one_line_errors(tmp_path):
+    # Found by bench/fuzz.py: an exponent Decimal cannot hold; an unknown XML encoding.
+    text = json.dumps(_companyfacts([{**ROW, "val": 0}])).replace(
+        '"val": 0', '"val": 4e' + "4" * 40
+    )
+    with pytest.raises(ParseError, match=r"cf\.json.*out of range"):
+        read_companyfacts(_write(tmp_path, "cf.json", text))
+    xml = INSTANCE.replace('encoding="utf-8"', 'encoding="utf-5"')
+    with pytest.raises(ParseError, match=r"tiny\.xml.*unknown encoding"):
+        read_instance(_instance(tmp_path, xml), GIVEN)

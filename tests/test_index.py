@@ -84,8 +84,8 @@ def write_corpus(root: Path) -> Path:
     return docs
 
 
-def build(docs: Path, idx: Path, config: IndexConfig = CONFIG):
-    return build_index(file_sources([docs]), idx, config, embedder=EMB)
+def build(docs: Path, idx: Path, config: IndexConfig = CONFIG, prune: bool = False):
+    return build_index(file_sources([docs]), idx, config, embedder=EMB, prune=prune)
 
 
 def check_citations(docs: Path, hits) -> None:
@@ -180,7 +180,11 @@ def test_update_reprocesses_only_changed_documents(corpus):
     (docs / "repsol.md").write_text(REPSOL.replace("crudo", "gas natural licuado"), "utf-8")
     (docs / "fund.md").unlink()
     (docs / "new.md").write_text("# Nuevo\n\nDividendo por acción de 0,50 euros.\n", "utf-8")
-    report = build(docs, idx)
+    with pytest.raises(
+        InputError, match=r"1 indexed document\(s\) not given again \(fund\).*--prune"
+    ):
+        build(docs, idx)
+    report = build(docs, idx, prune=True)
     assert report.updated == ["repsol"] and report.unchanged == ["acme"]
     assert report.added == ["new"] and report.removed == ["fund"] and report.rebuilt is None
     after = Index.open(idx)

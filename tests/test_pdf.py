@@ -11,7 +11,7 @@ from finchunk.chunk import ByTitle, Fixed, Recursive, Structure
 from finchunk.errors import ParseError
 from finchunk.model import Document, ElementKind
 from finchunk.parse import load
-from finchunk.parse.pdf import PdfTextWarning, parse_pdf_file
+from finchunk.parse.pdf import parse_pdf_file
 from finchunk.parse.pdf_layout import (
     Line,
     furniture,
@@ -133,16 +133,12 @@ def test_broken_pdf_is_a_clear_error(tmp_path: Path, payload: bytes) -> None:
         parse_pdf_file(path)
 
 
-def test_image_only_pdf_warns_and_is_empty(tmp_path: Path) -> None:
+def test_image_only_pdf_is_a_one_line_error(tmp_path: Path) -> None:
     path = write_blank(tmp_path / "scan.pdf")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        doc = parse_pdf_file(path)
-    assert doc.text == "" and doc.elements == () and len(doc.pages) == 1
-    assert any(
-        issubclass(w.category, PdfTextWarning) and "scan.pdf" in str(w.message) for w in caught
-    )
-    assert "no text layer" in doc.metadata["warning"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no Python warning is printed either
+        with pytest.raises(ParseError, match=r"scan\.pdf: no text layer: OCR is not supported"):
+            parse_pdf_file(path)
 
 
 def test_trailing_numeric_cells() -> None:

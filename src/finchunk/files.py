@@ -22,6 +22,23 @@ def read_bytes(path: str | Path) -> bytes:
         raise ParseError(str(p), f"cannot read file: {exc.strerror or exc}") from exc
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names one key twice (``json`` would keep the last one silently)."""
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads``: the object, or DuplicateKeyError naming the
+    key given twice."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return out
+
+
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line; :class:`InputError` naming the file
     and line for a missing file, bad JSON or a line that is not a JSON object."""

@@ -35,7 +35,7 @@ LEAD_CUES = re.compile(
     r"siguientes?|a continuaci[oó]n|tablas?|cuadros?)\b",
     re.IGNORECASE,
 )
-_DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_DELIMITER = re.compile(r"^\s*+\|?\s*+:?-{3,}+:?\s*+(?:\|\s*+:?-{3,}+:?\s*+)*+\|?\s*+$")
 _SENTENCE_END = (".", "?", "!", ".)", ".”", '."')
 
 

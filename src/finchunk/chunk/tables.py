@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-_DELIM = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_DELIM = re.compile(r"^\s*+\|?\s*+:?-++:?\s*+(?:\|\s*+:?-++:?\s*+)*+\|?\s*+$")
 
 
 def _cells(line: str) -> list[str]:

@@ -19,6 +19,7 @@ from finchunk.cli.common import (
     BM25K1Opt,
     HeaderMode,
     HeaderOpt,
+    OnErrorOpt,
     OverlapOpt,
     SizeOpt,
     StrategyOpt,
@@ -28,7 +29,10 @@ from finchunk.cli.common import (
     parse_ks,
     parse_list,
     positive_int,
+    print_warning,
     progress_bar,
+    report_skipped,
+    resolve_on_error,
     user_errors,
 )
 from finchunk.errors import InputError
@@ -58,6 +62,7 @@ def chunk(
     size: SizeOpt = None,
     overlap: OverlapOpt = None,
     header: HeaderOpt = True,
+    on_error: OnErrorOpt = None,
 ) -> None:
     """Chunk documents into chunk records (JSONL, or Parquet when -o ends with .parquet):
     id, doc_id, spans, section, page, pages, header, text, kind, metadata.
@@ -66,15 +71,35 @@ def chunk(
     to the folder (reports/2024/acme), and NAME.meta.json beside it adds metadata, as in
     index."""
     from finchunk.chunk import make_chunker
-    from finchunk.records import document_records, write_chunks
+    from finchunk.records import write_chunks
     from finchunk.retrieve.build import file_sources
 
+    skipped: list[tuple[str, str]] = []
     with user_errors():
+        mode, exit_on_skip = resolve_on_error(on_error, files)
         chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
         sources = file_sources(files)
-        docs = (s.loader() for s in sources)
-        n = write_chunks(out, (r for d in docs for r in document_records(d, chunker.chunk(d))))
-        console.print(f"{n} chunks from {len(sources)} file(s) → {out}")
+        try:
+            n = write_chunks(out, _records(sources, chunker, mode, skipped))
+        finally:
+            report_skipped(skipped, False)
+        console.print(f"{n} chunks from {len(sources) - len(skipped)} file(s) → {out}")
+    if skipped and exit_on_skip:
+        raise typer.Exit(1)
+
+
+def _records(sources: list[Any], chunker: Any, mode: Any, skipped: list[tuple[str, str]]):
+    """Chunk records of each source that can be read (the others are added to ``skipped``,
+    or raise, as ``mode`` says)."""
+    from finchunk.records import document_records
+    from finchunk.retrieve.build import load_or_skip
+
+    for src in sources:
+        doc = load_or_skip(src, mode, skipped)
+        if doc is not None and doc.metadata.get("warning"):
+            print_warning(src.source, str(doc.metadata["warning"]))
+        if doc is not None:
+            yield from document_records(doc, chunker.chunk(doc))
 
 
 def _variants(

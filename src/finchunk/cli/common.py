@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 import typer
@@ -200,6 +201,16 @@ HeaderOpt = Annotated[
     bool, typer.Option("--header/--no-header", help="Context header (on by default).")
 ]
 SizeOpt = Annotated[int | None, typer.Option("--size", help=_size_help())]
+OnErrorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--on-error",
+        help="skip or fail: what a file that cannot be read does. Default: fail for files "
+        "named one by one; skip under a folder (each skipped file is named, and the exit "
+        "status is 1).",
+        metavar="skip|fail",
+    ),
+]
 OverlapOpt = Annotated[
     int | None,
     typer.Option(
@@ -301,6 +312,38 @@ def user_errors() -> Iterator[None]:
     except FinchunkError as exc:
         print_error(str(exc))
         raise typer.Exit(2) from None
+
+
+def resolve_on_error(option: str | None, inputs: Sequence[Path]) -> tuple[Any, bool]:
+    """The :class:`OnError` for a run and whether skipped files make it exit 1: given as
+    ``--on-error``, else skip (exit 1 when any is skipped) when an input is a folder, else
+    fail."""
+    from finchunk.retrieve.build import OnError
+
+    if option is not None:
+        try:
+            return OnError(option.strip().lower()), False
+        except ValueError:
+            raise InputError(f"--on-error: expected skip or fail, not {option!r}") from None
+    if any(p.is_dir() for p in inputs):
+        return OnError.SKIP, True
+    return OnError.FAIL, False
+
+
+def print_warning(source: str, message: str) -> None:
+    """``warning: SOURCE: MESSAGE`` as one line on stderr."""
+    err_console.print(
+        f"[yellow]warning:[/] {escape(source)}: {escape(message)}", highlight=False, soft_wrap=True
+    )
+
+
+def report_skipped(skipped: Sequence[tuple[str, str]], exit_on_skip: bool) -> None:
+    """One ``skipped:`` line per file that could not be read (its reason names it); exit
+    status 1 after them when the skipping was not asked for."""
+    for _, reason in skipped:
+        err_console.print(f"[yellow]skipped:[/] {escape(reason)}", highlight=False, soft_wrap=True)
+    if skipped and exit_on_skip:
+        raise typer.Exit(1)
 
 
 #: Seconds between two plain progress lines (stderr not a terminal).

@@ -19,6 +19,7 @@ from finchunk.cli.common import (
     BM25BOpt,
     BM25K1Opt,
     HeaderOpt,
+    OnErrorOpt,
     OverlapOpt,
     SizeOpt,
     StrategyOpt,
@@ -27,6 +28,9 @@ from finchunk.cli.common import (
     err_console,
     largest_k,
     parse_list,
+    print_warning,
+    report_skipped,
+    resolve_on_error,
     stage_bars,
     user_errors,
 )
@@ -59,6 +63,13 @@ def index_cmd(
     ] = None,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune", help="Remove indexed documents that are not given again (else an error)."
+        ),
+    ] = False,
+    on_error: OnErrorOpt = None,
 ) -> None:
     """Build or update a search index (only changed or new documents are processed again).
 
@@ -68,6 +79,7 @@ def index_cmd(
     from finchunk.retrieve.build import IndexConfig, build_index, document_sources, file_sources
 
     with user_errors():
+        mode, exit_on_skip = resolve_on_error(on_error, inputs or [])
         sources = file_sources(inputs) if inputs else []
         if docs is not None:
             from finchunk.lesson import read_documents
@@ -79,8 +91,11 @@ def index_cmd(
             strategy, size, overlap, header, model if dense else None, bm25_params(bm25_k1, bm25_b)
         )
         with stage_bars() as bars:
-            report = build_index(sources, out, config, progress=bars)
+            report = build_index(sources, out, config, progress=bars, prune=prune, on_error=mode)
+        for source, warning in report.warnings:
+            print_warning(source, warning)
         console.print(f"{out}: {report.summary()}")
+    report_skipped(report.skipped, exit_on_skip)
 
 
 def search_cmd(

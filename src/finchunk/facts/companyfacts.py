@@ -4,27 +4,38 @@ unit, period and accession)."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from finchunk.errors import ParseError
 from finchunk.facts.model import Fact, Filing, ParsedFacts, Period
-from finchunk.facts.values import parse_cik, parse_date
-from finchunk.files import read_bytes
+from finchunk.facts.values import parse_cik, parse_date, value_problem
+from finchunk.files import DuplicateKeyError, read_bytes, unique_keys
 
 
 def read_companyfacts(path: Path) -> ParsedFacts:
     """Parse a companyfacts file; ParseError naming the file (and the place) on bad input."""
-    source = str(path)
-    raw = read_bytes(path)
+    return companyfacts_from_bytes(read_bytes(path), str(path))
+
+
+def companyfacts_from_bytes(raw: bytes, source: str) -> ParsedFacts:
+    """Parse companyfacts JSON bytes; ParseError naming ``source`` on bad input."""
     try:
-        doc = json.loads(raw, parse_float=Decimal)
+        doc = json.loads(raw, parse_float=Decimal, object_pairs_hook=unique_keys)
     except UnicodeDecodeError as exc:
         raise ParseError(source, "not UTF-8 JSON", position=exc.start) from exc
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
         raise ParseError(source, f"malformed JSON: {exc.msg}", position=where) from exc
+    except DuplicateKeyError as exc:
+        raise ParseError(source, f"key {exc.args[0]!r} is given twice in one object") from exc
+    except RecursionError as exc:
+        raise ParseError(source, "JSON nested too deeply to be companyfacts") from exc
+    except InvalidOperation as exc:  # a number whose exponent Decimal cannot hold
+        raise ParseError(source, "malformed JSON: a number out of range") from exc
+    except ValueError as exc:  # Python's int-string limit: a number of thousands of digits
+        raise ParseError(source, "malformed JSON: a number of more than 4,300 digits") from exc
     return companyfacts_from_dict(doc, source)
 
 
@@ -84,6 +95,9 @@ def _fact(row: Any, cik: int, concept: str, unit: str, source: str, where: str) 
     value = row["val"]
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
         raise ParseError(source, f"'val' is not a number: {value!r}", position=where)
+    problem = value_problem(Decimal(value))
+    if problem is not None:
+        raise ParseError(source, problem, position=where)
     end = _date(row["end"], source, f"{where}.end")
     start = _date(row["start"], source, f"{where}.start") if row.get("start") else None
     if start is not None and start > end:

@@ -6,7 +6,7 @@ figures divide by weighted averages), so their differences mean nothing."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date
+from datetime import date, timedelta
 
 from finchunk.facts.db import FactDB, FactKey
 from finchunk.facts.model import Answer, Derivation, DerivedInput, Observation, Period
@@ -33,10 +33,10 @@ def refusal(concept: str, unit: str) -> str | None:
 
 
 def derive_q4(
-    store: FactDB, key: FactKey, fy: Period, quarters: list[Period], as_of: date | None
+    store: FactDB, key: FactKey, fy: Period, quarters: list[Period | None], as_of: date | None
 ) -> Answer:
     """Q4 of ``key`` (whose period is the Q4 period) from the year and its earlier parts;
-    ``quarters`` are Q1..Q3 of the fiscal year ``fy``."""
+    ``quarters`` are Q1..Q3 of the fiscal year ``fy`` (None where unknown)."""
     base = Answer(cik=key.cik, concept=key.concept, unit=key.unit, period=key.period)
     why_not = refusal(key.concept, key.unit)
     if why_not is not None:
@@ -48,11 +48,13 @@ def derive_q4(
             reason=f"not reported, and the fiscal-year value {fy} is not known"
             f"{_on(as_of)}, so Q4 cannot be derived",
         )
-    nine_months = Period(end=quarters[2].end, start=fy.start)
-    nine = store.latest(replace(key, period=nine_months), as_of)
-    if nine is not None:
-        return _derived(base, key, FY_MINUS_9M, [(year, 1), (nine, -1)])
-    parts = [store.latest(replace(key, period=q), as_of) for q in quarters]
+    q4 = key.period
+    nine_end = q4.start - timedelta(days=1) if q4 is not None and q4.start else None
+    if nine_end is not None:
+        nine = store.latest(replace(key, period=Period(end=nine_end, start=fy.start)), as_of)
+        if nine is not None:
+            return _derived(base, key, FY_MINUS_9M, [(year, 1), (nine, -1)])
+    parts = [store.latest(replace(key, period=q), as_of) if q else None for q in quarters]
     known = [p for p in parts if p is not None]
     if len(known) == len(parts):
         return _derived(base, key, FY_MINUS_QUARTERS, [(year, 1)] + [(p, -1) for p in known])

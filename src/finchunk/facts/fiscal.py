@@ -75,37 +75,42 @@ def fiscal_year(store: FactDB, cik: int, year: int, as_of: date | None) -> Perio
     return max(candidates, key=rank)[0]
 
 
-def quarter_ends(store: FactDB, fy: Period, cik: int, as_of: date | None) -> list[date]:
-    """Last days of Q1, Q2, Q3 (as many as can be told) and of Q4 (the year end) when all three
-    are known. Each end is voted for by quarter-length periods that follow the previous end and
-    by year-to-date periods that start with the year."""
+def quarter_ends(store: FactDB, fy: Period, cik: int, as_of: date | None) -> list[date | None]:
+    """Last days of Q1, Q2, Q3 and Q4 (None where it cannot be told). Each of Q1-Q3's ends is
+    voted for by year-to-date periods that start with the year and by quarter-length periods
+    that follow the previous end (when that is known); Q4 ends with the year once Q3's end
+    is known (a nine-month year-to-date period alone tells it: a year whose first 10-Qs
+    predate XBRL, or whose quarters only a later amendment restates)."""
     first = _start_of(fy)
     periods = [
         (p, n)
         for p, n in store.durations(cik, fy.start, fy.end, as_of)
         if p.start is not None and p.start >= first
     ]
-    ends: list[date] = []
-    previous = first - _ONE_DAY
+    ends: list[date | None] = []
+    previous: date | None = first - _ONE_DAY
     for k in (1, 2, 3):
         votes: Counter[date] = Counter()
         for period, count in periods:
-            if period.start == previous + _ONE_DAY and period.days in QUARTER_DAYS:
+            after = previous is not None and period.start == previous + _ONE_DAY
+            if after and period.days in QUARTER_DAYS:
                 votes[period.end] += count
             if period.start == first and abs(period.days - 91 * k) <= _YTD_SLACK:
                 votes[period.end] += count
-        if not votes:
-            return ends
-        previous = max(votes, key=lambda day: (votes[day], -day.toordinal()))
+        previous = max(votes, key=lambda day: (votes[day], -day.toordinal())) if votes else None
         ends.append(previous)
-    return [*ends, fy.end]
+    return [*ends, fy.end if previous is not None else None]
 
 
-def quarters(store: FactDB, cik: int, fy: Period, as_of: date | None) -> list[Period]:
-    """The fiscal quarters of the fiscal year ``fy`` whose bounds can be told (Q1 first)."""
+def quarters(store: FactDB, cik: int, fy: Period, as_of: date | None) -> list[Period | None]:
+    """The four fiscal quarters of the fiscal year ``fy`` (Q1 first), None for a quarter
+    whose bounds cannot be told."""
     ends = quarter_ends(store, fy, cik, as_of)
-    starts = [_start_of(fy)] + [end + _ONE_DAY for end in ends]
-    return [Period.duration(start, end) for start, end in zip(starts, ends, strict=False)]
+    starts = [_start_of(fy)] + [end + _ONE_DAY if end else None for end in ends[:3]]
+    return [
+        Period.duration(start, end) if start is not None and end is not None else None
+        for start, end in zip(starts, ends, strict=True)
+    ]
 
 
 def _start_of(fy: Period) -> date:

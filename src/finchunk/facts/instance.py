@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from finchunk.errors import InputError, ParseError
 from finchunk.facts.model import Dims, Fact, Filing, ParsedFacts, Period
-from finchunk.facts.values import parse_date
+from finchunk.facts.values import bounded_int, parse_date, value_problem
 
 
 @dataclass(frozen=True)
@@ -108,6 +108,7 @@ def assemble(parts: InstanceParts, given: FilingOverride) -> ParsedFacts:
             raise ParseError(
                 parts.source, f"fact {raw.fact_id or raw.concept}: unknown unit {raw.unit_id!r}"
             )
+        _check_raw(parts.source, raw)
         key = (raw.concept, raw.context_id, raw.unit_id)
         kept = best.get(key)
         if kept is None:
@@ -136,6 +137,21 @@ def assemble(parts: InstanceParts, given: FilingOverride) -> ParsedFacts:
             )
         )
     return result
+
+
+def _check_raw(source: str, raw: RawFact) -> None:
+    """ParseError naming the fact for a value or a ``decimals`` past what Decimal arithmetic
+    can take exactly (``1E+999999999``, ``decimals="-1000000000"``)."""
+    label = raw.fact_id or raw.concept
+    problem = value_problem(raw.value)
+    if problem is not None:
+        raise ParseError(source, f"fact {label}: {problem}")
+    d = (raw.decimals or "").strip()
+    if d.lstrip("+-").isdigit():
+        try:
+            bounded_int(d, "decimals")
+        except ValueError as exc:
+            raise ParseError(source, f"fact {label}: {exc}") from exc
 
 
 def _precision(decimals: str | None) -> float:

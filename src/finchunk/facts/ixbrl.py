@@ -23,8 +23,9 @@ from finchunk.facts.instance import (
 from finchunk.facts.model import ParsedFacts
 from finchunk.facts.names import XBRLDI, XBRLI, QNames, measure_local, normalise_dims, unit_name
 from finchunk.facts.transforms import TransformError, transform_for
-from finchunk.facts.values import parse_cik
+from finchunk.facts.values import bounded_int, parse_cik, scaled
 from finchunk.files import read_bytes
+from finchunk.parse.html import check_nesting
 
 _IX_NAMESPACES = ("http://www.xbrl.org/2013/inlineXBRL", "http://www.xbrl.org/2008/inlineXBRL")
 _MAX_CONTINUATIONS = 10_000
@@ -65,6 +66,7 @@ def _prefix_of(prefixes: dict[str, str], namespaces: tuple[str, ...]) -> str | N
 
 
 def inline_from_bytes(data: bytes, source: str, given: FilingOverride) -> ParsedFacts:
+    check_nesting(data, source)
     tree = LexborHTMLParser(data)
     root = tree.root
     if root is None:
@@ -158,10 +160,11 @@ def _non_fraction(node: LexborNode, names: QNames, parts: InstanceParts) -> None
         value = transform(text)
     except TransformError as exc:
         raise ParseError(parts.source, f"fact {label}: {exc}") from exc
-    scale = (attrs.get("scale") or "0").strip()
-    if not scale.lstrip("-").isdigit():
-        raise ParseError(parts.source, f"fact {label}: scale {scale!r} is not an integer")
-    value = value.scaleb(int(scale))
+    try:
+        scale = bounded_int(attrs.get("scale") or "0", "scale")
+    except ValueError as exc:
+        raise ParseError(parts.source, f"fact {label}: {exc}") from exc
+    value = scaled(value, scale)
     if (attrs.get("sign") or "").strip() == "-":
         value = -value
     parts.facts.append(

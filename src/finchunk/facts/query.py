@@ -104,13 +104,13 @@ def _quarter(
 ) -> Answer:
     unresolved = Answer(cik=key.cik, concept=key.concept, unit=key.unit, period=None)
     quarters = fiscal.quarters(store, key.cik, fy, as_of)
-    if quarter > len(quarters):
+    asked = quarters[quarter - 1] if 1 <= quarter <= len(quarters) else None
+    if asked is None:
         return replace(
             unresolved,
             reason=f"the bounds of Q{quarter} of fiscal {fy.end.year} "
             f"cannot be told from the periods known{_on(as_of)}",
         )
-    asked = quarters[quarter - 1]
     period = Period.instant(asked.end) if instant else asked
     answer = _exact(store, replace(key, period=period), as_of)
     if answer.value is not None or quarter != 4 or instant:

@@ -4,19 +4,63 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 
 from finchunk.errors import InputError
 
 _ISO_CURRENCY = re.compile(r"^[A-Z]{3}$")
 
 
+#: The largest power of ten a fact value, an iXBRL ``scale`` or a ``decimals`` attribute may
+#: name, and the most digits a value may have: far past any reported figure (10^100), small
+#: enough that exact Decimal arithmetic and canonical text stay cheap.
+MAX_EXPONENT = 100
+MAX_DIGITS = 100
+
+
 def decimal_text(value: Decimal) -> str:
-    """Canonical text of a decimal: no exponent, no trailing zeros ("36537000000", "1.5")."""
+    """Canonical text of a decimal: no exponent, no trailing zeros ("36537000000", "1.5").
+
+    Exact for any number of digits (``normalize()`` under the default context would round
+    to 28 significant digits)."""
     if value == 0:
         return "0"
-    text = format(value.normalize(), "f")
-    return text
+    exact = Context(prec=len(value.as_tuple().digits) + 1, Emax=10**9, Emin=-(10**9))
+    return format(value.normalize(exact), "f")
+
+
+def value_problem(value: Decimal) -> str | None:
+    """Why ``value`` cannot be a fact's value (not finite, too many digits, too large or too
+    small a power of ten), or None when it can."""
+    if not value.is_finite():
+        return f"value {value} is not a finite number"
+    digits = len(value.as_tuple().digits)
+    if digits > MAX_DIGITS:
+        return f"value has {digits} digits (at most {MAX_DIGITS})"
+    if value and not -MAX_EXPONENT <= value.adjusted() <= MAX_EXPONENT:
+        return f"value {value:.3E} is out of range (10^±{MAX_EXPONENT})"
+    return None
+
+
+def bounded_int(text: str, what: str) -> int:
+    """``int`` of a signed integer attribute (an iXBRL ``scale``, a ``decimals``) within
+    ±:data:`MAX_EXPONENT`; ValueError saying what is wrong otherwise (never Python's
+    int-string limit on a 5,000-digit string)."""
+    core = text.strip()
+    digits = core[1:] if core[:1] in "+-" else core
+    if not digits.isascii() or not digits.isdigit():
+        raise ValueError(f"{what} {core[:40]!r} is not an integer")
+    if len(digits) > 4 or abs(int(core)) > MAX_EXPONENT:
+        raise ValueError(f"{what} {core[:40]!r} is out of range (±{MAX_EXPONENT})")
+    return int(core)
+
+
+def scaled(value: Decimal, scale: int) -> Decimal:
+    """``value`` × 10^``scale``, exactly (``scaleb`` rounds to the context's precision)."""
+    sign, digits, exponent = value.as_tuple()
+    if not isinstance(exponent, int):
+        return value
+    return Decimal((sign, digits, exponent + scale))
 
 
 def parse_decimal(text: str) -> Decimal | None:

@@ -78,6 +78,8 @@ def _parse_xml(data: bytes, source: str) -> tuple[ET.Element, dict[str, str]]:
     except ET.ParseError as exc:
         line, column = exc.position
         raise ParseError(source, f"malformed XML: {exc}", f"line {line} column {column}") from exc
+    except (LookupError, ValueError) as exc:  # an XML declaration naming an unknown encoding
+        raise ParseError(source, f"unreadable XML: {exc}") from exc
     if root is None:
         raise ParseError(source, "empty XML document")
     return root, prefixes

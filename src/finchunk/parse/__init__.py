@@ -1,7 +1,8 @@
 """Parsers: each turns a file into a :class:`finchunk.model.Document` with elements.
 
 ``load(path)`` picks the parser by file type: Markdown (``.md``, ``.markdown``, plain
-``.txt``), SEC HTML / inline XBRL (``.htm``, ``.html``, SGML submissions ``.txt``), PDF.
+``.txt``), SEC HTML / inline XBRL (``.htm``, ``.html``, SGML submissions and HTML pages
+named ``.txt``, sniffed from their first bytes), PDF.
 """
 
 from __future__ import annotations
@@ -18,15 +19,25 @@ PDF_SUFFIXES = frozenset({".pdf"})
 SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES | {".txt"}
 
 
-def _is_sgml_submission(path: Path) -> bool:
+def _head(path: Path) -> bytes:
     try:
         with path.open("rb") as fh:
-            head = fh.read(4096).lstrip()
+            return fh.read(4096).lstrip()
     except OSError as exc:
         raise ParseError(str(path), f"cannot read file: {exc.strerror or exc}") from exc
+
+
+def _is_markup(path: Path) -> bool:
+    """A ``.txt`` file that is an SGML submission or an HTML page (sniffed, not named)."""
+    head = _head(path)
     # Full submissions may open with a PEM envelope before <SEC-DOCUMENT>.
     markers = (b"<SEC-DOCUMENT>", b"<SEC-HEADER>", b"<IMS-DOCUMENT>", b"<IMS-HEADER>")
-    return any(m in head for m in markers) or (b"<DOCUMENT>" in head and b"<TYPE>" in head)
+    if any(m in head for m in markers) or (b"<DOCUMENT>" in head and b"<TYPE>" in head):
+        return True
+    lead = head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1024].lower()
+    return lead.startswith((b"<!doctype html", b"<html")) or (
+        lead.startswith((b"<?xml", b"<!--")) and b"<html" in lead
+    )
 
 
 def load(path: str | Path, doc_id: str | None = None) -> Document:
@@ -35,7 +46,7 @@ def load(path: str | Path, doc_id: str | None = None) -> Document:
     if not p.is_file():
         raise ParseError(str(p), "no such file")
     suffix = p.suffix.lower()
-    if suffix in MARKDOWN_SUFFIXES or (suffix == ".txt" and not _is_sgml_submission(p)):
+    if suffix in MARKDOWN_SUFFIXES or (suffix == ".txt" and not _is_markup(p)):
         from finchunk.parse.markdown import parse_markdown_file
 
         return parse_markdown_file(p, doc_id)

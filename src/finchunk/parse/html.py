@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
@@ -23,6 +24,7 @@ from selectolax.lexbor import LexborHTMLParser
 from finchunk.errors import ParseError
 from finchunk.files import read_bytes
 from finchunk.model import Document
+from finchunk.parse.encoding import decode_page
 from finchunk.parse.html_blocks import (
     Item,
     drop_furniture,
@@ -35,10 +37,7 @@ from finchunk.parse.html_walk import Block, Para, Walker
 from finchunk.parse.html_write import write
 from finchunk.parse.sec_sgml import is_sgml, plain_text_blocks, split_submission
 
-__all__ = ["decode_bytes", "parse_html", "parse_html_file"]
-
-_AS_CP1252 = frozenset({"iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii"})
-_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_\-:.]+)""", re.I)
+__all__ = ["check_nesting", "decode_bytes", "decode_filing", "parse_html", "parse_html_file"]
 
 
 def parse_html_file(path: str | Path, doc_id: str | None = None) -> Document:
@@ -48,39 +47,55 @@ def parse_html_file(path: str | Path, doc_id: str | None = None) -> Document:
     naming the file when it cannot be read, is binary or has no readable text.
     """
     p = Path(path)
-    text = decode_bytes(read_bytes(p), str(p))
-    return parse_html(text, doc_id or p.stem, source=str(p))
+    text, warning = decode_filing(read_bytes(p), str(p))
+    doc = parse_html(text, doc_id or p.stem, source=str(p))
+    if warning is None:
+        return doc
+    return replace(doc, metadata={**doc.metadata, "warning": warning})
 
 
 def decode_bytes(data: bytes, source: str) -> str:
-    """Text of a filing: BOM, else UTF-8, else the ``<meta charset>``, else Windows-1252.
+    """Text of a filing, decoded as browsers do (:func:`decode_filing`), without the warning."""
+    return decode_filing(data, source)[0]
 
-    Latin-1 is the last resort (it decodes any byte); binary data is an error.
-    """
-    for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
-                     (codecs.BOM_UTF16_BE, "utf-16")):  # fmt: skip
-        if data.startswith(bom):
-            try:
-                return data.decode(enc)
-            except UnicodeDecodeError as e:
-                raise ParseError(source, f"invalid {enc} text", position=e.start) from e
-    nul = data.find(b"\x00", 0, 65536)
+
+def decode_filing(data: bytes, source: str) -> tuple[str, str | None]:
+    """Text of a filing (a BOM, else the declared charset, else UTF-8, else Windows-1252:
+    :func:`finchunk.parse.encoding.decode_page`) and a warning when bytes were replaced.
+
+    Binary data (a NUL byte near the top of a file without a UTF-16 BOM) is an error."""
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    nul = -1 if utf16 else data.find(b"\x00", 0, 65536)
     if nul >= 0:
         raise ParseError(source, "binary data (NUL byte), not HTML or SGML text", position=nul)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        pass
-    m = _CHARSET.search(data[:4096])
-    declared = m.group(1).decode("ascii").lower() if m else ""
-    # As browsers do (WHATWG), a Latin-1 or ASCII label means Windows-1252.
-    candidates = [declared] if declared and declared not in _AS_CP1252 else []
-    for enc in [*candidates, "cp1252"]:
-        try:
-            return data.decode(enc)
-        except (LookupError, UnicodeDecodeError):
-            continue
-    return data.decode("latin-1")
+    return decode_page(data)
+
+
+#: Elements that close an open <p> (HTML's "p in button scope" check walks the stack of open
+#: elements at each of them, so N of them left open cost the tree builder N^2 steps).
+_BLOCK_TAGS = (
+    r"<(/?)(?:div|section|article|aside|blockquote|center|dl|dir|fieldset|figure|footer|"
+    r"header|main|menu|nav|ol|ul|pre|form|address|details|h[1-6])[\s/>]"
+)
+_BLOCK_TAG = re.compile(_BLOCK_TAGS, re.I)
+_BLOCK_TAG_BYTES = re.compile(_BLOCK_TAGS.encode(), re.I)
+#: Block elements open at once beyond which a page is refused: real filings nest a few dozen.
+MAX_BLOCK_DEPTH = 5000
+
+
+def check_nesting(html: str | bytes, where: str) -> None:
+    """ParseError for HTML whose block elements nest past :data:`MAX_BLOCK_DEPTH` (an upper
+    bound: open tags minus close tags), which the tree builder takes quadratic time on."""
+    depth = 0
+    tags = _BLOCK_TAG_BYTES.finditer(html) if isinstance(html, bytes) else _BLOCK_TAG.finditer(html)
+    for m in tags:
+        depth = max(depth - 1, 0) if m.group(1) else depth + 1
+        if depth > MAX_BLOCK_DEPTH:
+            raise ParseError(
+                where,
+                f"HTML block elements nested more than {MAX_BLOCK_DEPTH} deep",
+                position=m.start(),
+            )
 
 
 def parse_html(html: str, doc_id: str, source: str | None = None) -> Document:
@@ -94,6 +109,7 @@ def parse_html(html: str, doc_id: str, source: str | None = None) -> Document:
             blocks, last_page = plain_text_blocks(sub.body)
             return _build(blocks, last_page > 1, meta, doc_id, source, where)
         html = sub.body
+    check_nesting(html, where)
     try:
         tree = LexborHTMLParser(html)
     except (ValueError, TypeError) as e:

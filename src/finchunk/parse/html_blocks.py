@@ -25,15 +25,16 @@ from finchunk.parse.sec_patterns import (
 _GLYPHS = "•●◦▪■□○·‣"
 _FURNITURE_MAX = 120
 #: A line repeated next to 3 page breaks and a tenth of them is furniture (a sentence: a
-#: quarter); page numbers go by shape. Counting by break and no sequence check keep the
-#: parsed output of real filings as it was (both would change it; see FurnitureRule).
+#: quarter), digits counting unless they run with the pages; page numbers: the shape of one,
+#: continued by a number next to a break nearby.
 FURNITURE = FurnitureRule(
     PAGE_NUMBER_RE,
     every=10,
     sentence_every=4,
     max_chars=_FURNITURE_MAX,
-    sequence=False,
+    sequence=True,
     count_by="break",
+    digits="page",
 )
 _SENTENCE_END = frozenset('.!?:;"”)')
 
@@ -232,7 +233,8 @@ def _drop_furniture_once(items: list[Item]) -> list[Item]:
         top = _short_run(items, first, 1) if n else []
         bottom = _short_run(items, last, -1)
         where.append((top, bottom))
-        edges.append(PageEdges(_texts(items, top), _texts(items, bottom)))
+        rest = last - first + 1 - len(set(top) | set(bottom))
+        edges.append(PageEdges(_texts(items, top), _texts(items, bottom), rest=rest))
     drop: set[int] = set()
     for (top, bottom), (in_top, in_bottom) in zip(where, FURNITURE.decide(edges), strict=True):
         drop.update(top[i] for i in in_top)

@@ -62,7 +62,7 @@ _REGISTRANT = re.compile(r"exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _COVER_PARAS = 80
 _LEAD_RULE = re.compile(r"^[\W_]+")
 #: EDGAR names may end in the state of incorporation: "WELLS FARGO & COMPANY/MN".
-_STATE_SUFFIX = re.compile(r"\s*/[A-Z]{2,3}/?$")
+_STATE_SUFFIX = re.compile(r"(?<!\s)\s*/[A-Z]{2,3}/?$")
 
 
 def parse_date(text: str) -> str | None:

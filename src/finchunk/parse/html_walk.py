@@ -203,7 +203,7 @@ class Walker:
                 content = child.comment_content or ""
                 if "PAGEBREAK" in content.upper():
                     self.page_break()
-            elif tag not in SKIP_TAGS:
+            elif tag is not None and tag not in SKIP_TAGS:  # None: a processing instruction
                 self._element(child, tag, flags, depth)
 
     def _element(self, node: LexborNode, tag: str, flags: int, depth: int) -> None:

@@ -22,12 +22,13 @@ from typing import Any
 from finchunk.errors import ParseError
 from finchunk.files import read_bytes
 from finchunk.model import Document, Element, ElementKind
+from finchunk.parse.encoding import cut_tail_warning, utf8_with_cut_tail
 from finchunk.parse.sec_patterns import SUPERSCRIPT_DIGITS, sup_mark
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+|$)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
-_DELIM_ROW = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_DELIM_ROW = re.compile(r" {0,3}\|?[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+$")
 _SUP_NOTE = re.compile(r" {0,3}([⁰¹²³⁴⁵⁶⁷⁸⁹]+)(?![⁰¹²³⁴⁵⁶⁷⁸⁹])")
 _FOOTNOTE_DEF = re.compile(r" {0,3}\[\^([^\]\s]+)\]:")
 _NOTE_PARA = re.compile(r"(?:Nota|Note|NOTA|NOTE)\s+(\d{1,3})\b")
@@ -36,7 +37,8 @@ _NOTES_SECTION = re.compile(r"\bnot(?:as?|es?)\b", re.IGNORECASE)
 # Citations inside a block.
 _SUP_CITE = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
 _UNIT_BEFORE = re.compile(r"(?:^|[^A-Za-z])(?:m|km|cm|mm|dm|ft|in|mi|yd|ha|μm|µm)$")
-_FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+# The label excludes "[" so that a run of unclosed "[^" is scanned once, not once per "[^".
+_FOOTNOTE_REF = re.compile(r"\[\^([^\[\]\s]+)\](?!:)")
 _NOTE_REF = re.compile(r"\b(?:[Nn]otas?|[Nn]otes?|NOTAS?|NOTES?)\s+(\d{1,3})\b")
 
 
@@ -57,6 +59,9 @@ class _Line:
 _STOP_LINE = re.compile(r"\n(?:[ \t\r\f\v]*(?=\n|\Z)| {0,3}[#`~*+\-\[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]|[^\n]*\|)")
 
 
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
 class _Lines:
     """The lines of a text, made on demand; ``next_stop`` skips plain prose lines."""
 
@@ -64,6 +69,10 @@ class _Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # A lone "\r" ends a line too (old Mac files): the scan runs over a copy with each
+        # one made "\n", the same length, so offsets stay those of ``text``.
+        if "\r" in text:
+            text = _LONE_CR.sub("\n", text)
         starts = [0]
         find = text.find
         pos = find("\n")
@@ -223,9 +232,19 @@ def _scan_paragraph(lines: _Lines, i: int) -> int:
 
 
 def _heading_text(content: str, hashes: int) -> str:
+    """The heading's text without its opening hashes and an optional closing run of "#"
+    (which must follow a space, or be all there is). String methods, not a regex: a
+    search for "[ \t]+#+$" rescans a long run of spaces once per space (quadratic)."""
     s = content.strip()[hashes:].strip()
-    s = re.sub(r"(?:^|[ \t]+)#+[ \t]*$", "", s)
+    t = s.rstrip("#")
+    if len(t) < len(s) and (not t or t[-1] in " \t"):
+        s = t
     return s.strip()
+
+
+#: The longest heading text; a longer ATX "heading" is read as a paragraph (as the HTML
+#: parser reads a paragraph longer than 200 characters, bold or not).
+HEADING_MAX_CHARS = 200
 
 
 def _blocks(lines: _Lines) -> Iterator[_Block]:
@@ -238,7 +257,13 @@ def _blocks(lines: _Lines) -> Iterator[_Block]:
             continue
         if m := _ATX.match(c):
             hashes = len(m.group(1))
-            yield _Block(ElementKind.HEADING, i, i, hashes, _heading_text(c, c.index("#") + hashes))
+            heading = _heading_text(c, c.index("#") + hashes)
+            # A "heading" longer than any title (a cover block, a paragraph marked up by
+            # mistake) is text: it must lie in a chunk, not only in a section path.
+            if len(heading) <= HEADING_MAX_CHARS:
+                yield _Block(ElementKind.HEADING, i, i, hashes, heading)
+            else:
+                yield _Block(ElementKind.TEXT, i, i)
             i += 1
             continue
         if _FENCE.match(c):
@@ -382,10 +407,16 @@ def parse_markdown(
 
 def read_text_file(path: str | Path) -> str:
     """Read a UTF-8 text file exactly (no newline translation), with errors that name it."""
+    return read_text_checked(path)[0]
+
+
+def read_text_checked(path: str | Path) -> tuple[str, str | None]:
+    """A UTF-8 text file's text, and a warning when a multi-byte character cut off at the
+    end of the file was replaced by U+FFFD; ParseError naming the byte and line otherwise."""
     p = Path(path)
     data = read_bytes(p)
     try:
-        return data.decode("utf-8")
+        text, cut = utf8_with_cut_tail(data)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ParseError(
@@ -393,12 +424,14 @@ def read_text_file(path: str | Path) -> str:
             f"not UTF-8 text (byte 0x{data[exc.start]:02x}); re-encode it as UTF-8",
             position=f"byte {exc.start}, line {line}",
         ) from exc
+    return text, cut_tail_warning(cut)
 
 
 def parse_markdown_file(path: str | Path, doc_id: str | None = None) -> Document:
     """Parse a Markdown file; the document id defaults to the file's stem."""
     p = Path(path)
-    text = read_text_file(p)
-    if not text.strip():
+    text, warning = read_text_checked(p)
+    if not text.lstrip("\ufeff").strip():
         raise ParseError(str(p), "empty document: no text to chunk")
-    return parse_markdown(text, doc_id or p.stem, source=str(p))
+    meta = {"warning": warning} if warning else None
+    return parse_markdown(text, doc_id or p.stem, metadata=meta, source=str(p))

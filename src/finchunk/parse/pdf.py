@@ -19,8 +19,8 @@ Metadata: ``format``, ``pages``, and what a filing's cover (the first page) says
 the PDF's own Title, else the document id.
 
 Encrypted PDFs and files pdfium cannot open raise :class:`~finchunk.errors.ParseError`
-naming the file; a PDF without a text layer (scanned images) gives an empty document and a
-:class:`PdfTextWarning` that says so.
+naming the file, and so does a PDF without a text layer (scanned images): OCR is not
+supported.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from __future__ import annotations
 import ctypes
 import re
 import unicodedata
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,10 +57,6 @@ _CONTROL = {c: None for c in (*range(0, 9), *range(11, 32), 0x7F, 0xFFFE, 0xFFFF
 _CONTROL[9] = " "
 _BOLD_MARKERS = ("bold", "black", "heavy", "demi", "semibold")
 _BOLD_WEIGHT = 700
-
-
-class PdfTextWarning(UserWarning):
-    """A PDF parsed, but without (much) text: scanned pages or images only."""
 
 
 def clean_line(raw: str) -> str:
@@ -203,6 +198,9 @@ class _Writer:
         self.pages.append((page_start, self.pos))
 
 
+NO_TEXT_LAYER = "no text layer: OCR is not supported (a scanned or image-only PDF)"
+
+
 def build_document(
     pages: Sequence[Sequence[Line]], doc_id: str, *, title: str = "", source: str | None = None
 ) -> Document:
@@ -215,9 +213,7 @@ def build_document(
     if pages:  # a filing's cover page: form, period end, registrant
         metadata.update(cover_metadata(pages[0]))
     if pages and not w.elements:
-        msg = "no text layer (scanned or image-only PDF?): the document is empty"
-        warnings.warn(f"{source or doc_id}: {msg}", PdfTextWarning, stacklevel=3)
-        metadata["warning"] = msg
+        metadata["warning"] = NO_TEXT_LAYER
     return Document(
         id=doc_id,
         text="".join(w.parts),
@@ -238,4 +234,7 @@ def parse_pdf_file(path: str | Path, doc_id: str | None = None) -> Document:
         title = _title(pdf)
     finally:
         pdf.close()
-    return build_document(pages, doc_id or p.stem, title=title, source=str(p))
+    doc = build_document(pages, doc_id or p.stem, title=title, source=str(p))
+    if not doc.elements:
+        raise ParseError(str(p), NO_TEXT_LAYER if pages else "a PDF without pages")
+    return doc

@@ -43,11 +43,17 @@ _SKIP_CELL = frozenset({"$", "%", "€", "£", "x", "pts", "bps"})
 _LIST = re.compile(r"^[•·●◦▪■□➢►▶○\uf0b7\uf0a7\uf0d8\uf076\uf0fc](?:\s|$)")
 _CLOSERS = '"”’)'
 _TERMINALS = frozenset(".!?:;")
-#: Headers and footers recur on a quarter of the pages; page numbers go by shape. Counting
-#: by page and no sequence check keep the parsed output of the FinanceBench PDFs as it was
-#: (both would change it; see FurnitureRule).
+#: Headers and footers: the same text at the same edge (top, or bottom) of a quarter of the
+#: pages, digits counting unless they run with the pages; page numbers: the shape of one,
+#: continued by a number on a page nearby (so "2019" or "Civil" ending a page stays text).
 _FURNITURE = FurnitureRule(
-    PAGE_NUMBER_RE, every=4, sentence_every=4, max_chars=150, sequence=False, count_by="page"
+    PAGE_NUMBER_RE,
+    every=4,
+    sentence_every=4,
+    max_chars=150,
+    sequence=True,
+    count_by="place",
+    digits="page",
 )
 
 
@@ -139,7 +145,11 @@ def furniture(pages: Sequence[Sequence[Line]]) -> list[set[int]]:
     last two lines of each page are looked at; :data:`_FURNITURE` decides)."""
     where = [_edges(len(lines)) for lines in pages]
     edges = [
-        PageEdges([ln[i].text for i in w.top], [ln[i].text for i in w.bottom])
+        PageEdges(
+            [ln[i].text for i in w.top],
+            [ln[i].text for i in w.bottom],
+            rest=len(ln) - len(set(w.top) | set(w.bottom)),
+        )
         for ln, w in zip(pages, where, strict=True)
     ]
     out: list[set[int]] = []

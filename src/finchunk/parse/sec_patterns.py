@@ -157,6 +157,7 @@ def page_value(text: str) -> tuple[str, int] | None:
 
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
+_MAX_NUMBERS = 8  # numbers of one edge line looked at as a running page number
 
 
 def signature(text: str) -> str:
@@ -171,6 +172,9 @@ class PageEdges:
 
     top: Sequence[str] = ()
     bottom: Sequence[str] = ()
+    #: How many lines the page has besides these (None: unknown). A page of edges only
+    #: (``rest=0``) is never emptied by repeated lines: they are its text.
+    rest: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,11 +183,17 @@ class FurnitureRule:
 
     A line shaped like a page number (``page_numbers`` fullmatches it) is furniture when it
     is one: with ``sequence``, a well-formed number that one at the same place within
-    ``window`` pages continues (12 here, 13 on the next page); without, by shape alone.
-    Any other line is furniture when its :func:`signature` (digits normalised) sits at the
-    same place (top or bottom) on at least ``min_pages`` pages and one page in ``every``; a
-    sentence (ending ".") must recur on one page in ``sentence_every``. Lines longer than
-    ``max_chars`` never count as repeated.
+    ``window`` pages continues (12 here, 13 on the next page), or, when fewer than
+    ``min_pages`` numbers are found (too few to make a sequence), a plain number no larger
+    than the page count; without ``sequence``, by shape alone.
+    Any other line is furniture when it sits at the same place (top or bottom) on at least
+    ``min_pages`` pages and one page in ``every``; a sentence (ending ".") must recur on one
+    page in ``sentence_every``. Lines longer than ``max_chars`` never count as repeated.
+    "It" is the line's :func:`signature` (digits made "#") with ``digits="blind"``; with
+    ``digits="page"`` it is the line's own text (case and spaces aside), or its signature
+    where its last number runs with the pages ("Acme | Annual Report | 7" on page 7,
+    "... | 8" on page 8): lines that differ in other digits ("Revenue grew 3 % in 2003",
+    "... 4 % in 2004") are different lines.
 
     ``count_by`` says what "the same place" counts: ``"place"`` the pages with it at the top,
     apart from those with it at the bottom; ``"page"`` the pages with it at either edge
@@ -199,6 +209,7 @@ class FurnitureRule:
     sequence: bool = True
     window: int = 2
     count_by: Literal["place", "page", "break"] = "place"
+    digits: Literal["blind", "page"] = "page"
 
     def decide(self, pages: Sequence[PageEdges]) -> list[tuple[set[int], set[int]]]:
         """Per page, the indexes into ``top`` and into ``bottom`` that are furniture."""
@@ -209,16 +220,22 @@ class FurnitureRule:
         out: list[tuple[set[int], set[int]]] = []
         for p, edges in enumerate(pages):
             found: tuple[set[int], set[int]] = (set(), set())
+            repeated: tuple[set[int], set[int]] = (set(), set())
             for k, (place, lines) in enumerate((("top", edges.top), ("bottom", edges.bottom))):
                 for i, t in enumerate(lines):
                     if (p, place, i) in shaped:
                         if (p, place, i) in numbers:
                             found[k].add(i)
                         continue
-                    sig = signature(t)
-                    n = counts[(self._place(place), sig)] if len(t) <= self.max_chars else 0
-                    if n >= (need_sentence if sig.endswith(".") else need):
+                    if len(t) > self.max_chars:
+                        continue  # too long to be a running header or footer
+                    n = max(counts[(self._place(place), key)] for key in self._keys(p, t))
+                    if n >= (need_sentence if t.rstrip().endswith(".") else need):
                         found[k].add(i)
+                        repeated[k].add(i)
+            whole = len(found[0]) == len(edges.top) and len(found[1]) == len(edges.bottom)
+            if edges.rest == 0 and whole:
+                found = (found[0] - repeated[0], found[1] - repeated[1])
             out.append(found)
         return out
 
@@ -235,8 +252,24 @@ class FurnitureRule:
                 group = p - 1 if self.count_by == "break" and place == "top" else p
                 for i, t in enumerate(lines):
                     if (p, place, i) not in shaped and len(t) <= self.max_chars:
-                        seen.add((group, self._place(place), signature(t)))
-        return Counter((place, sig) for _, place, sig in seen)
+                        for key in self._keys(p, t):
+                            seen.add((group, self._place(place), key))
+        return Counter((place, key) for _, place, key in seen)
+
+    def _keys(self, page: int, text: str) -> tuple[str, ...]:
+        """What a line on ``page`` is counted as (see ``digits``)."""
+        if self.digits == "blind":
+            return (signature(text),)
+        own = _SPACES.sub(" ", text.lower()).strip()
+        sig = signature(own)
+        # A number minus the page index is the same on every page it runs with, wherever it
+        # stands ("Acme | 7", "7 Acme Annual Report"): one key per number of the line.
+        runs = [
+            f"{sig}@{j}:{int(n) - page}"
+            for j, n in enumerate(_DIGITS.findall(own)[:_MAX_NUMBERS])
+            if len(n) <= 4
+        ]
+        return (own, *runs)
 
     def _page_numbers(
         self, pages: Sequence[PageEdges]
@@ -255,7 +288,17 @@ class FurnitureRule:
                             values[key] = v
         if not self.sequence:
             return shaped, shaped
+        if len(values) < self.min_pages:  # too few numbers to make a sequence
+            return shaped, self._could_be_own_number(values, len(pages))
         return shaped, self._in_sequence(values)
+
+    @staticmethod
+    def _could_be_own_number(
+        values: dict[tuple[int, str, int], tuple[str, int]], pages: int
+    ) -> set[tuple[int, str, int]]:
+        """Plain numbers no larger than the page count ("2" closing page 1 of 2); not Roman
+        numerals, letters or years, which one number alone cannot tell from words."""
+        return {key for key, (series, n) in values.items() if series == "" and 0 < n <= pages}
 
     def _in_sequence(
         self, values: dict[tuple[int, str, int], tuple[str, int]]

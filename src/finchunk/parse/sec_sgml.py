@@ -15,10 +15,13 @@ from finchunk.parse.html_walk import Block, Cell, Para, RawTable
 from finchunk.parse.sec_patterns import heading_key
 
 _SGML_START = re.compile(r"<(?:SEC-DOCUMENT|SEC-HEADER|IMS-HEADER|DOCUMENT)>", re.I)
-_HEADER = re.compile(r"<(SEC-HEADER|IMS-HEADER)>(.*?)</\1>", re.S | re.I)
+# The header is found with one search for each opening tag and one for its close: a lazy
+# "<SEC-HEADER>(.*?)</SEC-HEADER>" retried at each of many unclosed openings is quadratic.
+_HEADER_OPEN = {name: re.compile(f"<{name}>", re.I) for name in ("SEC-HEADER", "IMS-HEADER")}
+_HEADER_CLOSE = {name: re.compile(f"</{name}>", re.I) for name in _HEADER_OPEN}
 _HEADER_LINE = re.compile(r"^[ \t]*([A-Z][A-Z0-9 ()\-/]*?):[ \t]*(\S[^\n]*)", re.M)
 _DOCUMENT = re.compile(r"<DOCUMENT>(.*?)(?:</DOCUMENT>|\Z)", re.S | re.I)
-_TYPE = re.compile(r"<TYPE>\s*([^\n<]+)", re.I)
+_TYPE = re.compile(r"<TYPE>\s*([^\s<][^\n<]*)", re.I)
 _TEXT = re.compile(r"<TEXT>(.*?)(?:</TEXT>|\Z)", re.S | re.I)
 _HTML_HINT = re.compile(r"<(?:html|body|div|p|font|br|tr|td)\b", re.I)
 
@@ -42,9 +45,9 @@ def split_submission(text: str) -> Submission:
     form type, else the first document.
     """
     header: dict[str, str] = {}
-    m = _HEADER.search(text)
-    if m:
-        for key, value in _HEADER_LINE.findall(m.group(2)):
+    block = _header_block(text)
+    if block is not None:
+        for key, value in _HEADER_LINE.findall(block):
             header.setdefault(key.strip().upper(), value.rstrip())
     form = header.get("CONFORMED SUBMISSION TYPE", "").upper()
     docs = [d.group(1) for d in _DOCUMENT.finditer(text)]
@@ -57,6 +60,19 @@ def split_submission(text: str) -> Submission:
     t = _TEXT.search(main)
     body = t.group(1) if t else main
     return Submission(header=header, body=body, is_html=_HTML_HINT.search(body[:20000]) is not None)
+
+
+def _header_block(text: str) -> str | None:
+    """The text inside the first ``<SEC-HEADER>`` (or ``<IMS-HEADER>``) that is closed."""
+    found: list[tuple[int, str]] = []
+    for name, opening in _HEADER_OPEN.items():
+        m = opening.search(text)
+        if m is None:
+            continue
+        close = _HEADER_CLOSE[name].search(text, m.end())
+        if close is not None:
+            found.append((m.start(), text[m.end() : close.start()]))
+    return min(found)[1] if found else None
 
 
 # -- plain text ---------------------------------------------------------------------------
@@ -106,16 +122,27 @@ def plain_text_blocks(text: str, page: int = 1) -> tuple[list[Block], int]:
 
 
 def _prose(lines: list[str], page: int) -> list[Para]:
-    """A group of lines: a heading line (Part/Item, short upper-case) or a paragraph."""
-    first = lines[0].strip()
-    if heading_key(first) is not None:
+    """A group of lines: heading lines (Part/Item, short upper-case) and a paragraph.
+
+    Each leading Part/Item line is a heading of its own, unless the group is at most three
+    upper-case lines (a heading broken over lines). A loop, not recursion: a group of
+    thousands of "Item" lines must not exhaust the stack."""
+    out: list[Para] = []
+    while lines and heading_key(lines[0].strip()) is not None:
         if len(lines) <= 3 and all(ln.strip().upper() == ln.strip() for ln in lines):
-            return [Para(text=" ".join(" ".join(ln.split()) for ln in lines), bold=1.0, page=page)]
-        return [Para(text=" ".join(first.split()), bold=1.0, page=page), *_prose(lines[1:], page)]
+            text = " ".join(" ".join(ln.split()) for ln in lines)
+            return [*out, Para(text=text, bold=1.0, page=page)]
+        out.append(Para(text=" ".join(lines[0].split()), bold=1.0, page=page))
+        lines = lines[1:]
+    return out + ([_paragraph(lines, page)] if lines else [])
+
+
+def _paragraph(lines: list[str], page: int) -> Para:
+    """Lines of prose as one paragraph (bold when short and in capitals)."""
     text = " ".join(" ".join(ln.split()) for ln in lines)
     short_caps = len(lines) <= 2 and len(text) <= 100 and text.upper() == text
     bold = 1.0 if short_caps and any(ch.isalpha() for ch in text) else 0.0
-    return [Para(text=text, bold=bold, page=page)]
+    return Para(text=text, bold=bold, page=page)
 
 
 def _table(lines: list[str], page: int) -> RawTable:

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,8 +20,8 @@ import pyarrow as pa
 
 import finchunk
 from finchunk.chunk import Strategy, make_chunker
-from finchunk.errors import InputError, ParseError
-from finchunk.files import read_bytes
+from finchunk.errors import FinchunkError, InputError, ParseError
+from finchunk.files import DuplicateKeyError, read_bytes, unique_keys
 from finchunk.model import Document
 from finchunk.parse import SUPPORTED_SUFFIXES, load
 from finchunk.records import CHUNK_SCHEMA, chunk_table, document_records, metadata_json
@@ -35,6 +36,7 @@ from finchunk.retrieve.store import (
     Index,
     IndexMismatchError,
     Manifest,
+    check_root,
     live_generation,
     next_generation,
     prepare_root,
@@ -94,8 +96,10 @@ def _sidecar_metadata(path: Path) -> tuple[dict[str, Any], bytes]:
         return {}, b""
     raw = read_bytes(side)
     try:
-        meta = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        meta = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        raise ParseError(str(side), f"key {exc.args[0]!r} is given twice") from exc
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ParseError(str(side), f"not a JSON object of metadata: {exc}") from exc
     if not isinstance(meta, dict):
         raise ParseError(str(side), "metadata must be a JSON object")
@@ -186,6 +190,25 @@ def _manifest_for(config: IndexConfig, dim: int | None) -> Manifest:
 # --- build -----------------------------------------------------------------------------------
 
 
+class OnError(StrEnum):
+    """What a document that cannot be read does to a run: stop it, or be skipped (and named)."""
+
+    FAIL = "fail"
+    SKIP = "skip"
+
+
+def load_or_skip(src: Source, on_error: OnError, skipped: list[tuple[str, str]]) -> Document | None:
+    """The source's document; with ``SKIP``, None (and ``(source, reason)`` added to
+    ``skipped``) when it cannot be read."""
+    try:
+        return src.loader()
+    except FinchunkError as exc:
+        if on_error is OnError.FAIL:
+            raise
+        skipped.append((src.source, str(exc)))
+        return None
+
+
 @dataclass
 class BuildReport:
     path: Path
@@ -193,6 +216,8 @@ class BuildReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, reason)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, warning)
     chunks: int = 0
     rebuilt: str | None = None  # why every document was processed again, if so
 
@@ -204,6 +229,8 @@ class BuildReport:
             f"{len(self.removed)} removed",
             f"{self.chunks} chunks",
         ]
+        if self.skipped:
+            parts.insert(4, f"{len(self.skipped)} skipped")
         why = f" (full rebuild: {self.rebuilt})" if self.rebuilt else ""
         return ", ".join(parts) + why
 
@@ -237,8 +264,7 @@ def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None
     return old, None, ids
 
 
-def _fresh_piece(src: Source, chunker: Any) -> _Piece:
-    doc = src.loader()
+def _fresh_piece(doc: Document, src: Source, chunker: Any) -> _Piece:
     records = document_records(doc, chunker.chunk(doc))
     meta = canonical_metadata(doc.metadata)
     entry = DocEntry(doc.id, doc.title, src.source, src.sha256, meta, 0, len(records))
@@ -260,6 +286,7 @@ def _plan(
     config: IndexConfig,
     progress: Progress,
     report: BuildReport,
+    on_error: OnError = OnError.FAIL,
 ) -> list[_Piece]:
     chunker = make_chunker(
         config.strategy, size=config.size, overlap=config.overlap, header=config.header
@@ -273,13 +300,29 @@ def _plan(
             e = DocEntry(**asdict(prev))
             pieces.append(_Piece(e, old_rows=(prev.first_chunk, prev.chunks)))
             report.unchanged.append(src.doc_id)
-        else:
-            pieces.append(_fresh_piece(src, chunker))
+        elif (doc := load_or_skip(src, on_error, report.skipped)) is not None:
+            if doc.metadata.get("warning"):
+                report.warnings.append((src.source, str(doc.metadata["warning"])))
+            pieces.append(_fresh_piece(doc, src, chunker))
             (report.updated if src.doc_id in previous else report.added).append(src.doc_id)
         progress.advance()
-    given = {s.doc_id for s in sources}
-    report.removed = sorted(d for d in previous if d not in given)
     return pieces
+
+
+def _check_removals(
+    root: Path, sources: Sequence[Source], previous: set[str], prune: bool
+) -> list[str]:
+    """The indexed documents not given again: removed only with ``prune``, else an error
+    that names them (an index is updated, never emptied of documents by a mistyped path)."""
+    given = {s.doc_id for s in sources}
+    gone = sorted(d for d in previous if d not in given)
+    if gone and not prune:
+        shown = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+        raise InputError(
+            f"{root}: {len(gone)} indexed document(s) not given again ({shown}); "
+            "give them too, or pass --prune to remove them"
+        )
+    return gone
 
 
 def _assemble_chunks(pieces: list[_Piece], old: Index | None) -> tuple[pa.Table, np.ndarray]:
@@ -331,18 +374,28 @@ def build_index(
     *,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
+    prune: bool = False,
+    on_error: OnError = OnError.FAIL,
 ) -> BuildReport:
-    """Create or update the index at ``root`` from ``sources`` (atomically)."""
+    """Create or update the index at ``root`` from ``sources`` (atomically).
+
+    Documents of the index that ``sources`` lack are removed only with ``prune`` (else
+    InputError). With ``on_error`` SKIP a document that cannot be read is left out and
+    listed in the report's ``skipped``; nothing is written when no document is left."""
     root = Path(root)
     progress = progress or NoProgress()
     if config.model and embedder is None:
         embedder = make_embedder(config.model)
     if embedder is not None and config.model != embedder.name:
         config = replace(config, model=embedder.name)
-    prepare_root(root)
+    check_root(root)
     report = BuildReport(root)
     old, report.rebuilt, previous = _previous(root, config)
-    pieces = _plan(sources, old, previous, config, progress, report)
+    report.removed = _check_removals(root, sources, previous, prune)
+    pieces = _plan(sources, old, previous, config, progress, report, on_error)
+    if not pieces:
+        raise InputError(f"{root}: no document could be read; the index is left as it was")
+    prepare_root(root)
     chunks, origin = _assemble_chunks(pieces, old)
     manifest = _manifest_for(config, embedder.dim if embedder else None)
     manifest.documents = [p.entry for p in pieces]

@@ -158,7 +158,8 @@ def publish(root: Path, gen_name: str) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
-def prepare_root(root: Path) -> None:
+def check_root(root: Path) -> None:
+    """InputError unless ``root`` is absent, empty or an index (nothing is created)."""
     if root.exists() and not root.is_dir():
         raise InputError(f"{root}: exists and is not a directory")
     ours = (CURRENT, f"{CURRENT}.tmp")
@@ -169,6 +170,11 @@ def prepare_root(root: Path) -> None:
     )
     if foreign and not (root / CURRENT).is_file():
         raise InputError(f"{root}: directory is not empty and is not a finchunk index")
+
+
+def prepare_root(root: Path) -> None:
+    """Check ``root`` (:func:`check_root`) and create it: just before the first write."""
+    check_root(root)
     root.mkdir(parents=True, exist_ok=True)
 
 

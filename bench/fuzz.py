@@ -1,0 +1,145 @@
+"""Coverage-guided fuzzing of the parsers and fact readers with atheris (not run in CI).
+
+    .venv/bin/python bench/fuzz.py TARGET -n N [--max-len BYTES] [--corpus DIR]
+
+TARGET is one of: markdown, html, sgml, pdf_layout, companyfacts, xbrl, ixbrl. Each target
+asserts the invariants of issue 14 on every input: no exception but finchunk's own
+(:class:`~finchunk.errors.FinchunkError`); every element span inside the text; for the
+document parsers, nothing lost: every non-whitespace character of the text lies in a
+chunk's span or in a heading or furniture element. libFuzzer prints executions/s and peak
+memory (``rss``) at the end; a violated invariant stops the run with the input saved as
+``crash-*``. Needs atheris (``pip install atheris``; 3.1.0 ships wheels for CPython 3.12+
+only, 3.0.0 for 3.11).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable
+
+import atheris
+
+with atheris.instrument_imports(include=["finchunk"]):
+    from finchunk.chunk import Structure
+    from finchunk.errors import FinchunkError
+    from finchunk.facts.companyfacts import companyfacts_from_bytes
+    from finchunk.facts.instance import FilingOverride
+    from finchunk.facts.ixbrl import inline_from_bytes
+    from finchunk.facts.xbrl import instance_from_bytes
+    from finchunk.model import Document, ElementKind, merge_spans
+    from finchunk.parse.encoding import decode_page
+    from finchunk.parse.html import parse_html
+    from finchunk.parse.markdown import parse_markdown
+    from finchunk.parse.pdf import build_document
+    from finchunk.parse.pdf_layout import Line
+
+_CHUNKER = Structure(size=400)
+_NOT_CHUNKED = (ElementKind.HEADING, ElementKind.FURNITURE)
+_GIVEN = FilingOverride(accn="0000000000-00-000000", form="10-K")
+
+
+def check_document(doc: Document) -> None:
+    """Spans inside the text, and nothing lost by the structure chunker."""
+    n = len(doc.text)
+    for e in doc.elements:
+        if not 0 <= e.start <= e.end <= n:
+            raise AssertionError(f"element span {e.start}:{e.end} outside text of {n}")
+    chunks = _CHUNKER.chunk(doc)
+    spans = [s for c in chunks for s in c.spans]
+    skipped = [
+        e.span for e in doc.elements if e.kind in (ElementKind.HEADING, ElementKind.FURNITURE)
+    ]
+    mask = bytearray(n)
+    for s, e in merge_spans(spans + skipped):
+        if not 0 <= s <= e <= n:
+            raise AssertionError(f"chunk span {s}:{e} outside text of {n}")
+        mask[s:e] = b"\x01" * (e - s)
+    for i, ch in enumerate(doc.text):
+        if not mask[i] and not ch.isspace() and ch != "\ufeff":
+            raise AssertionError(f"character {i} ({doc.text[i : i + 20]!r}) is in no chunk")
+
+
+def _text(data: bytes) -> str:
+    return decode_page(data)[0]
+
+
+def markdown(data: bytes) -> None:
+    check_document(parse_markdown(_text(data), "fuzz"))
+
+
+def html(data: bytes) -> None:
+    check_document(parse_html(_text(data), "fuzz"))
+
+
+def sgml(data: bytes) -> None:
+    body = _text(data)
+    head = "<SEC-DOCUMENT>\n<SEC-HEADER>\nCONFORMED SUBMISSION TYPE: 10-K\n</SEC-HEADER>\n"
+    check_document(parse_html(head + "<DOCUMENT>\n<TYPE>10-K\n<TEXT>\n" + body, "fuzz"))
+
+
+def pdf_layout(data: bytes) -> None:
+    fdp = atheris.FuzzedDataProvider(data)
+    pages = []
+    for _ in range(fdp.ConsumeIntInRange(1, 6)):
+        lines = []
+        for _ in range(fdp.ConsumeIntInRange(0, 12)):
+            text = " ".join(fdp.ConsumeUnicodeNoSurrogates(40).split())
+            if text:
+                lines.append(Line(text, fdp.ConsumeIntInRange(0, 3), fdp.ConsumeBool()))
+        pages.append(lines)
+    try:
+        doc = build_document(pages, "fuzz")
+    except FinchunkError:
+        return
+    check_document(doc)
+
+
+def companyfacts(data: bytes) -> None:
+    companyfacts_from_bytes(data, "fuzz.json")
+
+
+def xbrl(data: bytes) -> None:
+    instance_from_bytes(data, "fuzz.xml", _GIVEN)
+
+
+def ixbrl(data: bytes) -> None:
+    inline_from_bytes(data, "fuzz.htm", _GIVEN)
+
+
+TARGETS: dict[str, Callable[[bytes], None]] = {
+    "markdown": markdown,
+    "html": html,
+    "sgml": sgml,
+    "pdf_layout": pdf_layout,
+    "companyfacts": companyfacts,
+    "xbrl": xbrl,
+    "ixbrl": ixbrl,
+}
+
+
+def _guarded(target: Callable[[bytes], None]) -> Callable[[bytes], None]:
+    def one_input(data: bytes) -> None:
+        # A clear error naming the input is a correct answer to a bad one.
+        with contextlib.suppress(FinchunkError):
+            target(data)
+
+    return one_input
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("target", choices=sorted(TARGETS))
+    ap.add_argument("-n", type=int, default=100_000, help="executions (libFuzzer -runs)")
+    ap.add_argument("--max-len", type=int, default=4096)
+    ap.add_argument("--corpus", help="a folder of seed inputs (grown by the run)")
+    args, rest = ap.parse_known_args()
+    argv = [sys.argv[0], f"-runs={args.n}", f"-max_len={args.max_len}", "-print_final_stats=1"]
+    argv += rest + ([args.corpus] if args.corpus else [])
+    atheris.Setup(argv, _guarded(TARGETS[args.target]))
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
