@@ -18,6 +18,8 @@ from finchunk.cli.common import (
     PASSAGES_HELP,
     BM25BOpt,
     BM25K1Opt,
+    DaskOpt,
+    DaskPartsOpt,
     HeaderOpt,
     OverlapOpt,
     SizeOpt,
@@ -25,10 +27,12 @@ from finchunk.cli.common import (
     bm25_params,
     console,
     err_console,
+    is_database_url,
     largest_k,
     parse_list,
     stage_bars,
     user_errors,
+    work_on,
 )
 from finchunk.errors import InputError
 from finchunk.retrieve.kinds import Distinct, RetrieverKind
@@ -58,13 +62,23 @@ def index_cmd(
     ] = None,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
+    dask: DaskOpt = None,
+    dask_parts: DaskPartsOpt = None,
+    to: Annotated[
+        str | None,
+        typer.Option(
+            help="Write the index into PostgreSQL (postgresql://...; needs finchunk[postgres]) "
+            "instead of the -o directory."
+        ),
+    ] = None,
 ) -> None:
     """Build or update a search index (only changed or new documents are processed again).
 
     Metadata for filters: a NAME.meta.json beside NAME.md ({"issuer": ..., "year": ...,
     "doc_type": ...}), or the columns of a --docs table. --bm25-k1/--bm25-b are stored in
-    the index; search uses them."""
-    from finchunk.retrieve.build import IndexConfig, build_index, document_sources, file_sources
+    the index; search uses them. --dask runs parsing, chunking and embedding on a Dask
+    cluster (the index is the same)."""
+    from finchunk.retrieve.build import IndexConfig, document_sources, file_sources
 
     with user_errors():
         sources = file_sources(inputs) if inputs else []
@@ -77,9 +91,19 @@ def index_cmd(
         config = IndexConfig(
             strategy, size, overlap, header, model if dense else None, bm25_params(bm25_k1, bm25_b)
         )
-        with stage_bars() as bars:
-            report = build_index(sources, out, config, progress=bars)
-        console.print(f"{out}: {report.summary()}")
+        with work_on(dask, dask_parts) as work, stage_bars() as bars:
+            report = _build(sources, to or out, config, bars, work)
+        console.print(f"{report.path}: {report.summary()}")
+
+
+def _build(sources, target, config, bars, work):
+    from finchunk.retrieve.build import build_index
+
+    if is_database_url(target):
+        from finchunk.retrieve.pgstore import build_pg_index
+
+        return build_pg_index(sources, str(target), config, progress=bars, work=work)
+    return build_index(sources, target, config, progress=bars, work=work)
 
 
 def search_cmd(

@@ -118,7 +118,7 @@ class BM25Index:
         self._docs = stats.text_of[order].astype(np.int32)
         df = stats.doc_freq()
         self._offsets = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
-        avgdl = float(lengths.mean()) if stats.size and lengths.sum() else 1.0
+        avgdl = stats.avg_length()
         k1, b = self.params.k1, self.params.b
         norm = k1 * (1 - b + b * lengths / avgdl)
         tf_sorted = tf[order]

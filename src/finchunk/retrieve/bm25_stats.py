@@ -41,6 +41,10 @@ class TermStats:
         """The text of each posting."""
         return np.repeat(np.arange(self.size, dtype=np.int64), self.per_text)
 
+    def avg_length(self) -> float:
+        """The mean BM25 length (1 when there is no text or every length is 0)."""
+        return float(self.lengths.mean()) if self.size and self.lengths.sum() else 1.0
+
     def doc_freq(self) -> np.ndarray:
         return np.bincount(self.terms, minlength=len(self.vocab)).astype(np.float64)
 

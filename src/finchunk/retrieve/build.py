@@ -191,7 +191,7 @@ def _manifest_for(config: IndexConfig, dim: int | None) -> Manifest:
 
 @dataclass
 class BuildReport:
-    path: Path
+    path: Path | str  # a directory, or a database URL (password hidden)
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
