@@ -107,7 +107,9 @@ def _build(sources, target, config, bars, work):
 
 
 def search_cmd(
-    index: Annotated[Path, typer.Argument(help="Index directory.")],
+    index: Annotated[
+        str, typer.Argument(help="Index directory, or postgresql://... (finchunk[postgres]).")
+    ],
     question: Annotated[str, typer.Argument(help="The question.")],
     k: Annotated[str, typer.Option("-k", help=f"Results to return ({K_HELP}: the largest).")] = "5",
     retriever: RetrieverOpt = RetrieverKind.BM25.value,
@@ -128,6 +130,9 @@ def search_cmd(
         int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    hnsw: Annotated[
+        bool, typer.Option(help="PostgreSQL: dense search by the HNSW index (approximate).")
+    ] = False,
 ) -> None:
     """Search an index; every result cites its document and character spans."""
     from finchunk.cli.render import print_hits
@@ -146,7 +151,13 @@ def search_cmd(
             auto_filter,
             Delivery(shown, per_entity, budget),
         )
-        result = search(Index.open(index), question, opts)
+        if is_database_url(index):
+            from finchunk.retrieve.pgstore import PgIndex
+
+            with PgIndex(index, approximate=hnsw) as pg:
+                result = pg.search(question, opts)
+        else:
+            result = search(Index.open(Path(index)), question, opts)
         if json_out:
             typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         else:

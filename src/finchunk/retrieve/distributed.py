@@ -66,7 +66,7 @@ def dask_client(address: str = LOCAL) -> Iterator[Any]:
             n_workers=cores or 1,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         )
         try:
