@@ -428,22 +428,47 @@ class PgDense:
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
         _no_mask(mask)
         q = self.embedder.embed_queries([query])[0]
-        where, wparams = self.gen.where
         if self.approximate:
             self.gen.conn.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, k)}")
             self.gen.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            order = "c.embedding <#> %s"
-        else:
-            self.gen.conn.execute("SET LOCAL enable_indexscan = off")
-            order = "c.embedding <#> %s, c.pos"
-        rows = self.gen.query(
-            f"SELECT c.pos, (-(c.embedding <#> %s))::float4 FROM {{s}}.chunks c "
+            rows = self._nearest(q, k, "c.embedding <#> %s", False)
+            rows.sort(key=lambda r: (-r[1], r[0]))  # the index orders by distance only
+            return _hits(rows)
+        self.gen.conn.execute("SET LOCAL enable_indexscan = off")
+        limit = k + RESCORE_MARGIN
+        while True:
+            rows = self._nearest(q, limit, "c.embedding <#> %s, c.pos", True)
+            rows.sort(key=lambda r: r[0])
+            found = _rescored(rows, q, k)
+            if len(rows) < limit or min(r[1] for r in rows) < found.scores[-1] - RESCORE_GAP:
+                return found
+            limit *= 4
+
+    def _nearest(self, q: np.ndarray, limit: int, order: str, vectors: bool) -> list[tuple]:
+        where, wparams = self.gen.where
+        extra = ", c.embedding" if vectors else ""
+        return self.gen.query(
+            f"SELECT c.pos, (-(c.embedding <#> %s))::float4{extra} FROM {{s}}.chunks c "
             f"WHERE {where} ORDER BY {order} LIMIT %s",
-            [q, *wparams, q, k],
+            [q, *wparams, q, limit],
         )
-        if self.approximate:  # the index orders by distance only: ties by position
-            rows.sort(key=lambda r: (-r[1], r[0]))
-        return _hits(rows)
+
+
+#: Exact dense search: pgvector's exact scan finds the nearest ``k + margin``; their scores
+#: are computed again in float32 as the local index computes them (pgvector sums in another
+#: order: the last bit can differ, and so could the order of near-ties), fetching more while
+#: a candidate left out could be within ``RESCORE_GAP`` of the k-th.
+RESCORE_MARGIN, RESCORE_GAP = 16, 1e-4
+
+
+def _rescored(rows: list[tuple], q: np.ndarray, k: int) -> Hits:
+    """The ``k`` best of ``rows`` (position-ordered) by the local index's float32 scores."""
+    if not rows:
+        return Hits.empty()
+    positions = np.array([r[0] for r in rows], dtype=np.int64)
+    vectors = np.stack([np.asarray(_array(r[2]), dtype=np.float32) for r in rows])
+    top = Hits.top(vectors @ q, k)
+    return Hits(positions[top.positions], top.scores)
 
 
 def _no_mask(mask: np.ndarray | None) -> None:
@@ -531,10 +556,17 @@ class PgIndex:
         with _errors(self.url), self.conn.transaction():
             row = None
             if self.conn.execute(f"SELECT to_regclass('{SCHEMA}.live')").fetchone()[0]:
-                row = self.conn.execute(
-                    f"SELECT l.generation, g.manifest FROM {SCHEMA}.live l "
-                    f"JOIN {SCHEMA}.generations g ON g.name = l.generation FOR SHARE OF l"
+                # the row alone: when a switch commits while this waits, the lock returns the
+                # new row; a join would be checked against the older snapshot and vanish
+                live = self.conn.execute(
+                    f"SELECT generation FROM {SCHEMA}.live FOR SHARE"
                 ).fetchone()
+                row = (
+                    live
+                    and self.conn.execute(
+                        f"SELECT name, manifest FROM {SCHEMA}.generations WHERE name = %s", live
+                    ).fetchone()
+                )
             if row is None:
                 raise InputError(f"{_safe(self.url)}: no finchunk index here; write one with "
                                  "`finchunk index FILES --to URL`")  # fmt: skip
@@ -603,3 +635,8 @@ class PgIndex:
             title = r[10] if r[10] is not None else record.doc_id
             out.append(Hit(rank, record, title, float(score), tuple(r[11] or ())))
         return out
+
+
+def _array(value: Any) -> Any:
+    """A pgvector value as numpy (pgvector's ``Vector`` or an array already)."""
+    return value.to_numpy() if hasattr(value, "to_numpy") else value
