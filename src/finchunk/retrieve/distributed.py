@@ -24,9 +24,10 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,21 @@ class _PartDone:
     number: int
     entries: list[DocEntry]
     files: dict[str, str]
+    seconds: dict[str, float]  # per phase: parse, chunk, count, embed, write
+
+
+class _Timed:
+    """A loader that adds the time it takes to ``seconds["parse"]``."""
+
+    def __init__(self, loader: Any, seconds: dict[str, float]) -> None:
+        self.loader, self.seconds = loader, seconds
+
+    def __call__(self) -> Any:
+        t = time.perf_counter()
+        try:
+            return self.loader()
+        finally:
+            self.seconds["parse"] += time.perf_counter() - t
 
 
 def _write_atomic(table: pa.Table, path: Path) -> None:
@@ -134,33 +150,47 @@ def _run_part(job: _PartJob) -> _PartDone:
     """Parse, chunk, embed and count one part; write it as Parquet parts."""
     c = job.config
     chunker = make_chunker(c.strategy, size=c.size, overlap=c.overlap, header=c.header)
-    pieces = [fresh_piece(src, chunker) for src in job.sources]
+    seconds = dict.fromkeys(("parse", "chunk", "count", "embed", "write"), 0.0)
+    t = time.perf_counter()
+    pieces = [
+        fresh_piece(replace(s, loader=_Timed(s.loader, seconds)), chunker) for s in job.sources
+    ]
+    seconds["chunk"] = time.perf_counter() - t - seconds["parse"]
     tables = [p.table for p in pieces if p.table is not None]
     chunks = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
     texts = chunks.column("text").to_pylist()
-    folder = Path(job.folder)
-    stem = f"part-{job.number:06d}"
-    files = {
-        "chunks": folder / f"{stem}.chunks.parquet",
-        "documents": folder / f"{stem}.documents.parquet",
-        "terms": folder / f"{stem}.bm25-terms.parquet",
-        "postings": folder / f"{stem}.bm25-postings.parquet",
-        "texts": folder / f"{stem}.bm25-texts.parquet",
-    }
-    _write_atomic(chunks, files["chunks"])
+    t = time.perf_counter()
+    stats = _stats_table(count_terms(texts, c.bm25.text))
+    seconds["count"] = time.perf_counter() - t
+    t = time.perf_counter()
+    vectors = None if job.model is None else embed_passages(_embedder(job.model), texts)
+    seconds["embed"] = time.perf_counter() - t
+    t = time.perf_counter()
     docs = pa.Table.from_pylist([p.doc_row for p in pieces], schema=DOC_SCHEMA)
-    _write_atomic(docs, files["documents"])
-    for name, table in zip(
-        ("terms", "postings", "texts"), _stats_table(count_terms(texts, c.bm25.text)), strict=True
-    ):
+    files = _write_part(Path(job.folder) / f"part-{job.number:06d}", chunks, docs, stats, vectors)
+    seconds["write"] = time.perf_counter() - t
+    return _PartDone(job.number, [p.entry for p in pieces], files, seconds)
+
+
+def _write_part(
+    stem: Path,
+    chunks: pa.Table,
+    docs: pa.Table,
+    stats: tuple[pa.Table, pa.Table, pa.Table],
+    vectors: np.ndarray | None,
+) -> dict[str, str]:
+    files = {name: stem.with_name(f"{stem.name}.{name}.parquet") for name in _PART_FILES}
+    for name, table in zip(_PART_FILES, (chunks, docs, *stats), strict=True):
         _write_atomic(table, files[name])
-    if job.model is not None:
-        vectors = embed_passages(_embedder(job.model), texts)
-        files["vectors"] = folder / f"{stem}.vectors.npy"
-        tmp = folder / f".{stem}.vectors.{os.getpid()}.npy"
+    if vectors is not None:
+        files["vectors"] = stem.with_name(f"{stem.name}.vectors.npy")
+        tmp = stem.with_name(f".{stem.name}.vectors.{os.getpid()}.npy")
         np.save(tmp, vectors)
         os.replace(tmp, files["vectors"])
-    return _PartDone(job.number, [p.entry for p in pieces], {k: str(v) for k, v in files.items()})
+    return {k: str(v) for k, v in files.items()}
+
+
+_PART_FILES = ("chunks", "documents", "terms", "postings", "texts")
 
 
 _EMBEDDERS: dict[str, Embedder] = {}
@@ -199,6 +229,8 @@ class DaskWork:
         self.parts = parts or threads * PARTS_PER_THREAD
         self._stats: list[TermStats] = []
         self._fresh_chunks = 0
+        #: Seconds the tasks spent per phase (parse, chunk, count, embed, write), summed.
+        self.seconds: dict[str, float] = {}
 
     def _submit(
         self, fn: Any, jobs: Sequence[Any], progress: Progress, weights: Sequence[int], *extra: Any
@@ -246,6 +278,8 @@ class DaskWork:
         docs = pq.read_table(done.files["documents"]).to_pylist()
         vectors = np.load(done.files["vectors"]) if "vectors" in done.files else None
         self._stats.append(_read_stats(done.files))
+        for phase, sec in done.seconds.items():
+            self.seconds[phase] = self.seconds.get(phase, 0.0) + sec
         self._fresh_chunks += chunks.num_rows
         out, start = [], 0
         for entry, row in zip(done.entries, docs, strict=True):
@@ -259,6 +293,9 @@ class DaskWork:
         """The parts' own counts when every chunk is fresh (they are in text order); else
         every text counted again, in parts, on the cluster."""
         if self._fresh_chunks == len(texts):
-            return merge_term_stats(self._stats)
+            t = time.perf_counter()
+            merged = merge_term_stats(self._stats)
+            self.seconds["merge"] = time.perf_counter() - t
+            return merged
         runs = _cut(list(texts), self.parts)
         return merge_term_stats(self._submit(_count, runs, NoProgress(), [1] * len(runs), pipeline))
