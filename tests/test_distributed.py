@@ -4,6 +4,7 @@ is retried, and a build that fails for good publishes nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from dataclasses import replace
@@ -132,3 +133,27 @@ def test_a_build_failing_for_good_leaves_the_previous_generation(
     hits = after.retriever("bm25").search(QUERIES[0], 10)
     assert hits == before.retriever("bm25").search(QUERIES[0], 10)
     assert sorted(p.name for p in root.iterdir()) == ["CURRENT", before.gen.name]
+
+
+def test_eval_on_dask_reports_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from finchunk import parallel
+    from finchunk.cli import app
+
+    parts: list[int] = []
+    cut = parallel.cut
+    monkeypatch.setattr(parallel, "cut", lambda items, n: parts.append(n) or cut(items, n))
+
+    files = write_lesson_files(
+        generate(SampleConfig(issuers=2, years=1, funds=1, notes=1)), tmp_path
+    )
+    args = ["eval", "--docs", str(files.documents), "--passages", str(files.passages)]
+    args += ["--questions", str(files.questions), "--strategies", "fixed,structure"]
+    args += ["--retriever", "bm25,dense", "--embedder", "hashing", "-k", "1,5", "--json"]
+    runner = CliRunner()
+    here = runner.invoke(app, args)
+    there = runner.invoke(app, [*args, "--dask"])
+    assert here.exit_code == 0 and there.exit_code == 0, there.output
+    assert parts  # chunking and embedding went to the cluster
+    assert json.loads(there.stdout) == json.loads(here.stdout)

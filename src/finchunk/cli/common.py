@@ -284,6 +284,19 @@ def work_on(dask: str | None, parts: Path | None = None) -> Iterator[Any]:
         yield DaskWork(client, parts)
 
 
+@contextmanager
+def parallel_on(dask: str | None) -> Iterator[None]:
+    """Chunking and embedding on a Dask cluster within the block (``--dask``), else here."""
+    if dask is None:
+        yield
+        return
+    from finchunk.parallel import on_cluster
+    from finchunk.retrieve.distributed import dask_client
+
+    with dask_client(dask) as client, on_cluster(client):
+        yield
+
+
 def is_database_url(target: object) -> bool:
     """True for ``postgresql://…`` (and ``postgres://…``) index locations."""
     return str(target).startswith(("postgresql://", "postgres://"))

@@ -38,6 +38,7 @@ import pyarrow.parquet as pq
 from finchunk.chunk import make_chunker
 from finchunk.errors import FinchunkError
 from finchunk.extras import import_extra
+from finchunk.parallel import cut
 from finchunk.records import CHUNK_SCHEMA
 from finchunk.retrieve.bm25_stats import TermStats, count_terms, merge_term_stats
 from finchunk.retrieve.build import IndexConfig, NoProgress, Piece, Progress, Source, fresh_piece
@@ -210,13 +211,6 @@ def _count(texts: list[str], pipeline: TextPipeline) -> TermStats:
 # --- the work, as the build sees it ------------------------------------------------------------
 
 
-def _cut(items: Sequence[Any], parts: int) -> list[list[Any]]:
-    """``items`` in at most ``parts`` consecutive runs of near-equal length."""
-    n = max(1, min(parts, len(items)))
-    bounds = np.linspace(0, len(items), n + 1).round().astype(int)
-    return [list(items[a:b]) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
-
-
 class DaskWork:
     """The build's per-document work on a Dask cluster (``client``); parts are written
     under ``parts_dir`` (default: a new temporary folder; on a remote cluster give one the
@@ -265,7 +259,7 @@ class DaskWork:
             return []
         folder = Path(tempfile.mkdtemp(prefix="finchunk-parts-", dir=self.parts_dir))
         try:
-            runs = _cut(sources, self.parts)
+            runs = cut(sources, self.parts)
             model = embedder.name if embedder is not None else None
             jobs = [_PartJob(i, run, config, model, str(folder)) for i, run in enumerate(runs)]
             done = self._submit(_run_part, jobs, progress, [len(r) for r in runs])
@@ -297,5 +291,5 @@ class DaskWork:
             merged = merge_term_stats(self._stats)
             self.seconds["merge"] = time.perf_counter() - t
             return merged
-        runs = _cut(list(texts), self.parts)
+        runs = cut(list(texts), self.parts)
         return merge_term_stats(self._submit(_count, runs, NoProgress(), [1] * len(runs), pipeline))
