@@ -69,6 +69,15 @@ def built(server, corpus, tmp_path_factory) -> tuple[Index, str]:
     return Index.open(root), server
 
 
+def _new_database(server: str, name: str) -> str:
+    """The URL of a new, empty database ``name`` on the test server."""
+    with connect(server) as conn:
+        conn.autocommit = True
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    return server.replace("/postgres?", f"/{name}?")
+
+
 def _issuer(index: Index) -> str:
     return next(d.metadata["issuer"] for d in index.manifest.documents if "issuer" in d.metadata)
 
@@ -119,11 +128,7 @@ def test_one_live_generation_and_the_old_ones_dropped(built, corpus) -> None:
 
 def test_searchers_never_fail_nor_mix_generations_during_an_update(server, corpus, tmp_path):
     sources, _ = corpus
-    url = server.replace("/postgres?", "/load?")
-    with connect(server) as conn:
-        conn.autocommit = True
-        conn.execute("DROP DATABASE IF EXISTS load")
-        conn.execute("CREATE DATABASE load")
+    url = _new_database(server, "load")
     small, full = sources[: len(sources) // 2], sources
     ids = {}
     for name, part in (("small", small), ("full", full)):
@@ -159,11 +164,7 @@ def test_searchers_never_fail_nor_mix_generations_during_an_update(server, corpu
 
 def test_cli_index_to_postgresql_and_search_it(server, corpus, tmp_path) -> None:
     _, folder = corpus
-    url = server.replace("/postgres?", "/clitest?")
-    with connect(server) as conn:
-        conn.autocommit = True
-        conn.execute("DROP DATABASE IF EXISTS clitest")
-        conn.execute("CREATE DATABASE clitest")
+    url = _new_database(server, "clitest")
     runner = CliRunner()
     docs = str(folder / "documents.parquet")
     for target in (["--to", url], ["-o", str(tmp_path / "idx")]):
