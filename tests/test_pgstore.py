@@ -180,3 +180,12 @@ def test_cli_index_to_postgresql_and_search_it(server, corpus, tmp_path) -> None
         assert json.loads(remote.output) == json.loads(local.output)
     bad = runner.invoke(app, ["search", url, "x", "--retriever", "bm25-words"])
     assert bad.exit_code == 2 and "local index" in bad.output
+
+
+def test_an_unreachable_server_is_one_line(tmp_path) -> None:
+    bad = f"postgresql://nobody@/x?host={tmp_path}"
+    for args in (["search", bad, "q"], ["index", str(tmp_path), "--to", bad]):
+        (tmp_path / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
+        done = CliRunner().invoke(app, args)
+        assert done.exit_code == 2
+        assert done.output.count("\n") == 1 and "cannot use PostgreSQL" in done.output

@@ -359,6 +359,7 @@ def _assemble_vectors(
     progress: Progress,
 ) -> np.ndarray:
     out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    origin = origin.copy()  # -2: made by the work
     for p in pieces:  # vectors the work already made
         if p.vectors is not None:
             out[p.entry.first_chunk : p.entry.first_chunk + p.entry.chunks] = p.vectors
