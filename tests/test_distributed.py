@@ -157,3 +157,17 @@ def test_eval_on_dask_reports_the_same(tmp_path: Path, monkeypatch: pytest.Monke
     assert here.exit_code == 0 and there.exit_code == 0, there.output
     assert parts  # chunking and embedding went to the cluster
     assert json.loads(there.stdout) == json.loads(here.stdout)
+
+
+def test_index_dask_on_the_command_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from finchunk.cli import app
+
+    data = str(Path(__file__).parent / "data")
+    runner = CliRunner()
+    for name, extra in (("here", []), ("there", ["--dask"])):
+        args = ["index", data, "-o", str(tmp_path / name), "--dense", "--model", "hashing"]
+        done = runner.invoke(app, [*args, *extra])
+        assert done.exit_code == 0, done.output
+    _same_index(Index.open(tmp_path / "here"), Index.open(tmp_path / "there"))
