@@ -270,10 +270,7 @@ def write_pg_generation(conn: Any, new: Assembled) -> str:
             for stmt in _index_sql(s, dim is not None):
                 cur.execute(stmt)
         conn.commit()
-        with conn.cursor() as cur:
-            cur.execute(sql.SQL("ANALYZE {}.chunks").format(s))
-            cur.execute(sql.SQL("ANALYZE {}.postings").format(s))
-        conn.commit()
+        _vacuum(conn, s)
     except BaseException:
         conn.rollback()
         conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(s))
@@ -281,6 +278,18 @@ def write_pg_generation(conn: Any, new: Assembled) -> str:
         raise
     _publish(conn, name, _generation_manifest(new))
     return name
+
+
+def _vacuum(conn: Any, s: Any) -> None:
+    """VACUUM ANALYZE the new tables: statistics for the planner, and the visibility map that
+    lets a BM25 query read its postings from the index alone (an index-only scan)."""
+    sql = _psycopg().sql
+    conn.autocommit = True
+    try:
+        for table in ("postings", "chunks", "documents", "terms"):
+            conn.execute(sql.SQL("VACUUM (ANALYZE) {}.{}").format(s, sql.Identifier(table)))
+    finally:
+        conn.autocommit = False
 
 
 def _publish(conn: Any, name: str, manifest: dict[str, Any]) -> None:
