@@ -17,8 +17,9 @@ Layout: schema ``finchunk`` holds ``live`` (one row: the live generation) and
 
 Writing: the new generation's schema is filled while the old one stays live; one
 transaction then points ``live`` at it; older generations are dropped after. Reading: a
-search runs in one transaction that reads ``live`` ``FOR SHARE`` (the switch waits for it),
-so a reader never sees half an index or two generations.
+search runs in one transaction holding an advisory lock on ``live``, shared; the switch takes
+it exclusive (it waits for the searches under way; later ones wait for it), so a reader never
+sees half an index or two generations, and a stream of readers cannot starve the switch.
 
 Filters become SQL over ``meta_words`` (each metadata value's normalised words, as
 :class:`~finchunk.retrieve.filters.MetadataIndex` matches them): the same documents pass.
@@ -63,6 +64,8 @@ from finchunk.retrieve.search import Hit, SearchOptions, SearchResult
 SCHEMA = "finchunk"
 #: pgvector's HNSW build and search parameters.
 HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH = 16, 64, 100
+#: The advisory lock on ``live``: searches hold it shared, the switch exclusive.
+LIVE_LOCK = 0x66696E63686B
 #: Memory for building the indexes (an HNSW graph built in memory is much faster).
 MAINTENANCE_WORK_MEM = "1GB"
 
@@ -295,6 +298,7 @@ def _vacuum(conn: Any, s: Any) -> None:
 def _publish(conn: Any, name: str, manifest: dict[str, Any]) -> None:
     sql = _psycopg().sql
     with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (LIVE_LOCK,))  # searches finish first
         conn.execute(
             f"INSERT INTO {SCHEMA}.generations (name, manifest) VALUES (%s, %s)",
             (name, json.dumps(manifest)),
@@ -564,15 +568,15 @@ class PgIndex:
 
     @contextmanager
     def generation(self, filters: Sequence[Filter] = ()) -> Iterator[_Generation]:
-        """The live generation, held (``FOR SHARE``) for one reading transaction."""
+        """The live generation, held (a shared advisory lock) for one reading transaction."""
         with _errors(self.url), self.conn.transaction():
             row = None
             if self.conn.execute(f"SELECT to_regclass('{SCHEMA}.live')").fetchone()[0]:
-                # the row alone: when a switch commits while this waits, the lock returns the
-                # new row; a join would be checked against the older snapshot and vanish
-                live = self.conn.execute(
-                    f"SELECT generation FROM {SCHEMA}.live FOR SHARE"
-                ).fetchone()
+                # held shared for the search; the switch takes it exclusive, and readers
+                # coming after a waiting switch queue behind it (a FOR SHARE row lock let a
+                # stream of readers starve the switch)
+                self.conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (LIVE_LOCK,))
+                live = self.conn.execute(f"SELECT generation FROM {SCHEMA}.live").fetchone()
                 row = (
                     live
                     and self.conn.execute(
