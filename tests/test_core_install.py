@@ -77,6 +77,24 @@ def test_a_missing_extra_is_one_line_naming_the_file_and_the_install(
     assert "Traceback" not in done.stderr + done.stdout
 
 
+@pytest.mark.parametrize(
+    ("args", "extra"),
+    [
+        (["index", "EXAMPLE", "-o", "idx", "--dask"], "dask"),
+        (["index", "EXAMPLE", "--to", "postgresql://localhost/finchunk"], "postgres"),
+        (["search", "postgresql://localhost/finchunk", "revenue"], "postgres"),
+    ],
+)
+def test_dask_and_postgresql_without_their_extra_name_it(
+    tmp_path: Path, args: list[str], extra: str
+) -> None:
+    done = _core(*[str(EXAMPLE) if a == "EXAMPLE" else a for a in args], cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"pip install 'finchunk[{extra}]'" in lines[0], done.stderr
+    assert not (tmp_path / "idx").exists()
+
+
 HEAVY = (
     "numpy",
     "pyarrow",
@@ -91,6 +109,11 @@ HEAVY = (
     "finchunk.facts.store",
     "finchunk.ask",
     "finchunk.demo",
+    "dask",
+    "distributed",
+    "psycopg",
+    "finchunk.retrieve.distributed",
+    "finchunk.retrieve.pgstore",
 )
 
 

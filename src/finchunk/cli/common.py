@@ -134,7 +134,7 @@ class Command(TyperCommand):
         return _usage_pieces(self, ctx)
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, rewrite_aliases(args, self.aliases))
+        return super().parse_args(ctx, optional_values(rewrite_aliases(args, self.aliases)))
 
 
 class Group(TyperGroup):
@@ -242,6 +242,74 @@ BM25BOpt = Annotated[
     float | None,
     typer.Option("--bm25-b", help="BM25 b, length normalisation 0-1 (default 0.5)."),
 ]
+
+
+#: Options whose value may be left out: the value put in, and what a given value contains
+#: (``--dask`` alone: a local cluster; ``--dask tcp://host:8786``: that scheduler).
+OPTIONAL_VALUES: dict[str, tuple[str, str]] = {"--dask": ("local", "://")}
+
+
+def optional_values(args: Sequence[str]) -> list[str]:
+    """``args`` with the default value put after each option of :data:`OPTIONAL_VALUES`
+    that is not followed by a value of its kind."""
+    out: list[str] = []
+    for i, word in enumerate(args):
+        out.append(word)
+        if word == "--":
+            return out + list(args[i + 1 :])
+        if word in OPTIONAL_VALUES:
+            default, marker = OPTIONAL_VALUES[word]
+            following = args[i + 1] if i + 1 < len(args) else ""
+            if marker not in following:
+                out.append(default)
+    return out
+
+
+DaskOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        help="Run on Dask (needs finchunk[dask]): alone, a local cluster with a worker per "
+        "core; or a scheduler address, tcp://host:8786.",
+        metavar="[ADDRESS]",
+    ),
+]
+DaskPartsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="Folder for the Dask workers' parts (one they share; default: a temporary one)."
+    ),
+]
+
+
+@contextmanager
+def work_on(dask: str | None, parts: Path | None = None) -> Iterator[Any]:
+    """Where an index build's work runs: None (here) or a Dask cluster's work."""
+    if dask is None:
+        yield None
+        return
+    from finchunk.retrieve.distributed import DaskWork, dask_client
+
+    with dask_client(dask) as client:
+        yield DaskWork(client, parts)
+
+
+@contextmanager
+def parallel_on(dask: str | None) -> Iterator[None]:
+    """Chunking and embedding on a Dask cluster within the block (``--dask``), else here."""
+    if dask is None:
+        yield
+        return
+    from finchunk.parallel import on_cluster
+    from finchunk.retrieve.distributed import dask_client
+
+    with dask_client(dask) as client, on_cluster(client):
+        yield
+
+
+def is_database_url(target: object) -> bool:
+    """True for ``postgresql://…`` (and ``postgres://…``) index locations."""
+    return str(target).startswith(("postgresql://", "postgres://"))
 
 
 def bm25_params(k1: float | None, b: float | None) -> BM25Params:

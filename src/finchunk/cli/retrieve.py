@@ -18,6 +18,8 @@ from finchunk.cli.common import (
     PASSAGES_HELP,
     BM25BOpt,
     BM25K1Opt,
+    DaskOpt,
+    DaskPartsOpt,
     HeaderOpt,
     OnErrorOpt,
     OverlapOpt,
@@ -26,6 +28,7 @@ from finchunk.cli.common import (
     bm25_params,
     console,
     err_console,
+    is_database_url,
     largest_k,
     parse_list,
     print_warning,
@@ -33,6 +36,7 @@ from finchunk.cli.common import (
     resolve_on_error,
     stage_bars,
     user_errors,
+    work_on,
 )
 from finchunk.errors import InputError
 from finchunk.retrieve.kinds import Distinct, RetrieverKind
@@ -70,13 +74,23 @@ def index_cmd(
         ),
     ] = False,
     on_error: OnErrorOpt = None,
+    dask: DaskOpt = None,
+    dask_parts: DaskPartsOpt = None,
+    to: Annotated[
+        str | None,
+        typer.Option(
+            help="Write the index into PostgreSQL (postgresql://...; needs finchunk[postgres]) "
+            "instead of the -o directory."
+        ),
+    ] = None,
 ) -> None:
     """Build or update a search index (only changed or new documents are processed again).
 
     Metadata for filters: a NAME.meta.json beside NAME.md ({"issuer": ..., "year": ...,
     "doc_type": ...}), or the columns of a --docs table. --bm25-k1/--bm25-b are stored in
-    the index; search uses them."""
-    from finchunk.retrieve.build import IndexConfig, build_index, document_sources, file_sources
+    the index; search uses them. --dask runs parsing, chunking and embedding on a Dask
+    cluster (the index is the same)."""
+    from finchunk.retrieve.build import IndexConfig, document_sources, file_sources
 
     with user_errors():
         mode, exit_on_skip = resolve_on_error(on_error, inputs or [])
@@ -90,16 +104,33 @@ def index_cmd(
         config = IndexConfig(
             strategy, size, overlap, header, model if dense else None, bm25_params(bm25_k1, bm25_b)
         )
-        with stage_bars() as bars:
-            report = build_index(sources, out, config, progress=bars, prune=prune, on_error=mode)
+        with work_on(dask, dask_parts) as work, stage_bars() as bars:
+            report = _build(sources, to or out, config, bars, work, (prune, mode))
         for source, warning in report.warnings:
             print_warning(source, warning)
-        console.print(f"{out}: {report.summary()}")
+        console.print(f"{report.path}: {report.summary()}")
     report_skipped(report.skipped, exit_on_skip)
 
 
+def _build(sources, target, config, bars, work, local):
+    """Into PostgreSQL (a whole generation each time), or the index folder (``local``:
+    --prune and the on-error mode)."""
+    from finchunk.retrieve.build import build_index
+
+    if is_database_url(target):
+        from finchunk.retrieve.pgstore import build_pg_index
+
+        return build_pg_index(sources, str(target), config, progress=bars, work=work)
+    prune, on_error = local
+    return build_index(
+        sources, target, config, progress=bars, work=work, prune=prune, on_error=on_error
+    )
+
+
 def search_cmd(
-    index: Annotated[Path, typer.Argument(help="Index directory.")],
+    index: Annotated[
+        str, typer.Argument(help="Index directory, or postgresql://... (finchunk[postgres]).")
+    ],
     question: Annotated[str, typer.Argument(help="The question.")],
     k: Annotated[str, typer.Option("-k", help=f"Results to return ({K_HELP}: the largest).")] = "5",
     retriever: RetrieverOpt = RetrieverKind.BM25.value,
@@ -120,6 +151,9 @@ def search_cmd(
         int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    hnsw: Annotated[
+        bool, typer.Option(help="PostgreSQL: dense search by the HNSW index (approximate).")
+    ] = False,
 ) -> None:
     """Search an index; every result cites its document and character spans."""
     from finchunk.cli.render import print_hits
@@ -138,7 +172,13 @@ def search_cmd(
             auto_filter,
             Delivery(shown, per_entity, budget),
         )
-        result = search(Index.open(index), question, opts)
+        if is_database_url(index):
+            from finchunk.retrieve.pgstore import PgIndex
+
+            with PgIndex(index, approximate=hnsw) as pg:
+                result = pg.search(question, opts)
+        else:
+            result = search(Index.open(Path(index)), question, opts)
         if json_out:
             typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         else:

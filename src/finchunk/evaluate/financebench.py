@@ -44,6 +44,7 @@ from finchunk.evaluate.measures import (
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document
+from finchunk.parallel import chunk_documents
 from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.filters import AutoFilterPolicy, FilterField, canonical_field
@@ -245,8 +246,8 @@ class Chunked:
 
 
 def chunk_all(docs: dict[str, Document], chunker: Chunker) -> list[Chunk]:
-    """Every filing's chunks, filings in name order."""
-    return [c for name in sorted(docs) for c in chunker.chunk(docs[name])]
+    """Every filing's chunks, filings in name order (on a cluster when one is active)."""
+    return chunk_documents([docs[name] for name in sorted(docs)], chunker)
 
 
 def scope_queries(

@@ -37,6 +37,7 @@ from finchunk.evaluate.measures import (
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk
+from finchunk.parallel import chunk_documents
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.filters import AutoFilterPolicy
@@ -119,7 +120,9 @@ class VariantRun:
 
 
 def chunk_corpus(corpus: Corpus, chunker: Chunker) -> list[Chunk]:
-    return [c for d in corpus.documents for c in chunker.chunk(d)]
+    """Every document's chunks, in order (on a cluster when one is active:
+    :mod:`finchunk.parallel`)."""
+    return chunk_documents(corpus.documents, chunker)
 
 
 def queries(

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.retrieve.base import Hits
+from finchunk.retrieve.bm25_stats import TermStats, count_terms
 from finchunk.retrieve.text import LESSON_TEXT, TextPipeline
 
 
@@ -99,31 +99,30 @@ class BM25Index:
     def __init__(self, texts: Sequence[str], params: BM25Params = BM25Params()) -> None:
         self.params = params
         self.size = len(texts)
-        self.vocab: dict[str, int] = {}
-        terms = [params.text.terms(t) for t in texts]
-        self._build([t for t, _ in terms], [n for _, n in terms])
+        self._index(count_terms(texts, params.text))
 
-    def _build(self, docs: list[list[str]], doc_lengths: list[int]) -> None:
-        term_ids: list[np.ndarray] = []
-        tfs: list[np.ndarray] = []
-        for toks in docs:
-            counts = Counter(toks)
-            ids = [self.vocab.setdefault(t, len(self.vocab)) for t in counts]
-            term_ids.append(np.asarray(ids, dtype=np.int64))
-            tfs.append(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
-        lengths = np.asarray(doc_lengths, dtype=np.float64)
-        doc_of = np.repeat(np.arange(len(docs), dtype=np.int64), [len(t) for t in term_ids])
-        terms = np.concatenate(term_ids) if term_ids else np.zeros(0, dtype=np.int64)
-        tf = np.concatenate(tfs) if tfs else np.zeros(0)
+    @classmethod
+    def from_stats(cls, stats: TermStats, params: BM25Params = BM25Params()) -> BM25Index:
+        """The index of counted (or merged, :mod:`finchunk.retrieve.bm25_stats`) statistics:
+        equal to building it from the texts."""
+        obj = cls.__new__(cls)
+        obj.params = params
+        obj.size = stats.size
+        obj._index(stats)
+        return obj
+
+    def _index(self, stats: TermStats) -> None:
+        self.vocab = {t: i for i, t in enumerate(stats.vocab)}
+        lengths, terms, tf = stats.lengths, stats.terms, stats.tf
         order = np.argsort(terms, kind="stable")  # postings grouped by term, docs ascending
-        self._docs = doc_of[order].astype(np.int32)
-        df = np.bincount(terms, minlength=len(self.vocab)).astype(np.float64)
+        self._docs = stats.text_of[order].astype(np.int32)
+        df = stats.doc_freq()
         self._offsets = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
-        avgdl = float(lengths.mean()) if len(docs) and lengths.sum() else 1.0
+        avgdl = stats.avg_length()
         k1, b = self.params.k1, self.params.b
         norm = k1 * (1 - b + b * lengths / avgdl)
         tf_sorted = tf[order]
-        idf = okapi_idf(df, len(docs), self.params.epsilon)
+        idf = okapi_idf(df, stats.size, self.params.epsilon)
         self._weights = (
             idf[terms[order]] * tf_sorted * (k1 + 1) / (tf_sorted + norm[self._docs])
         ).astype(np.float32)

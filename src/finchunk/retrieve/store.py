@@ -200,15 +200,17 @@ def write_generation(
     docs: pa.Table,
     texts: Sequence[str],
     vectors: np.ndarray | None,
+    lexical: LexicalIndex | None = None,
 ) -> None:
     """Write a complete generation under a hidden name, then rename it into place (it goes
-    live when :func:`publish` points ``CURRENT`` at it)."""
+    live when :func:`publish` points ``CURRENT`` at it); ``lexical``: the BM25 index of
+    ``texts`` when already built."""
     tmp = root / f".{gen_name}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     pq.write_table(chunks, tmp / CHUNKS)
     pq.write_table(docs, tmp / DOCUMENTS)
-    LexicalIndex.build(texts, manifest.bm25_params).save(tmp / BM25_DIR)
+    (lexical or LexicalIndex.build(texts, manifest.bm25_params)).save(tmp / BM25_DIR)
     if vectors is not None:
         np.save(tmp / VECTORS, vectors)
     (tmp / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
