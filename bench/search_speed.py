@@ -45,8 +45,12 @@ from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
 from finchunk.retrieve.build import IndexConfig, build_index, document_sources
 from finchunk.retrieve.dense import Embedder, HashingEmbedder, make_embedder
-from finchunk.retrieve.hybrid import fusion_warnings
-from finchunk.retrieve.retriever import InMemoryTexts, RetrieverKind, RetrieverOptions
+from finchunk.retrieve.retriever import (
+    InMemoryTexts,
+    RetrieverKind,
+    RetrieverOptions,
+    fusion_warnings,
+)
 from finchunk.retrieve.search import SearchOptions, search
 from finchunk.retrieve.store import Index
 

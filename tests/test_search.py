@@ -20,9 +20,9 @@ from finchunk.retrieve.filters import (
     parse_filter,
     relax,
 )
-from finchunk.retrieve.hybrid import RRFParams, fusion_warnings, rrf_scores
+from finchunk.retrieve.hybrid import RRFParams, rrf_scores
 from finchunk.retrieve.kinds import Distinct
-from finchunk.retrieve.retriever import make_retriever
+from finchunk.retrieve.retriever import fusion_warnings, make_retriever
 from finchunk.retrieve.search import term_spans
 
 METAS = [
@@ -115,7 +115,7 @@ def test_fusion_warnings_name_settings_where_hybrid_loses():
 
 
 def test_fusion_warnings_cover_fused_reranks_and_other_measures():
-    from finchunk.retrieve.hybrid import fused_parts
+    from finchunk.retrieve.retriever import fused_parts
 
     assert fused_parts("bm25/dense@50+0.5") == ("bm25", "bm25/dense@50", "dense")
     assert fused_parts("bm25/dense@50") == () and fused_parts("bm25") == ()

@@ -21,6 +21,7 @@ from finchunk.cli.common import (
     JSON_FILE_ALIAS,
     K_ALIAS,
     K_HELP,
+    RERANK_HELP,
     RETRIEVERS_ALIAS,
     App,
     BM25BOpt,
@@ -100,8 +101,7 @@ def financebench(
         typer.Option(
             "--retriever",
             help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-fin (tuned "
-            "on this benchmark), dense, hybrid, or FIRST/RERANKER@DEPTH (bm25/dense@50), "
-            "fused with +WEIGHT (bm25/dense@50+0.5).",
+            f"on this benchmark), dense, hybrid, or {RERANK_HELP}.",
         ),
     ] = DEFAULT_RETRIEVERS,
     # Off by default, measured (bench/header.py): in the paper's per-filing setting the header
@@ -148,7 +148,7 @@ def financebench(
         from finchunk.evaluate.financebench import Progress, run_benchmark
         from finchunk.evaluate.runs import write_run_files
         from finchunk.files import json_text, write_json
-        from finchunk.retrieve.hybrid import fusion_warnings
+        from finchunk.retrieve.retriever import fusion_warnings
 
         config = _config(
             strategies,

@@ -15,6 +15,7 @@ from finchunk.cli.common import (
     K_HELP,
     PASSAGES_HELP,
     QUESTIONS_HELP,
+    RERANK_HELP,
     BM25BOpt,
     BM25K1Opt,
     DaskOpt,
@@ -207,7 +208,7 @@ def _show_report(report: dict[str, Any], out: Path | None, as_json: bool) -> Non
     stderr; the report written to ``out`` when given."""
     from finchunk.cli.render import print_alignment, print_eval_tables
     from finchunk.files import json_text, write_json
-    from finchunk.retrieve.hybrid import fusion_warnings
+    from finchunk.retrieve.retriever import fusion_warnings
 
     said = err_console if as_json else console
     if as_json:
@@ -235,8 +236,7 @@ RetrieversOpt = Annotated[
     str,
     typer.Option(
         help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, dense, hybrid (dense "
-        "needs the dense extra), or FIRST/RERANKER@DEPTH (bm25/dense@50), "
-        "fused with +WEIGHT (bm25/dense@50+0.5)."
+        f"needs the dense extra), or {RERANK_HELP}."
     ),
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]

@@ -221,6 +221,8 @@ OverlapOpt = Annotated[
 ]
 #: ``-k`` everywhere: one k, a range or a list (search and ask use the largest).
 K_HELP = "k: 5, a range 1-10 or a list 3,5"
+#: How a reranked (and fused) retriever is spelled, for every --retriever help.
+RERANK_HELP = "FIRST/RERANKER@DEPTH (bm25/dense@50), fused with +WEIGHT (bm25/dense@50+0.5)"
 
 
 class HeaderMode(StrEnum):

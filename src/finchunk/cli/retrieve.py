@@ -16,6 +16,7 @@ from finchunk.cli.common import (
     DOCS_HELP,
     K_HELP,
     PASSAGES_HELP,
+    RERANK_HELP,
     BM25BOpt,
     BM25K1Opt,
     DaskOpt,
@@ -44,9 +45,7 @@ from finchunk.retrieve.kinds import Distinct, RetrieverKind
 RetrieverOpt = Annotated[
     str,
     typer.Option(
-        help="Retriever: bm25, bm25-words, dense, hybrid, any registered name, or "
-        "FIRST/RERANKER@DEPTH (bm25/dense@50), "
-        "fused with +WEIGHT (bm25/dense@50+0.5)."
+        help=f"Retriever: bm25, bm25-words, dense, hybrid, any registered name, or {RERANK_HELP}."
     ),
 ]
 

@@ -365,9 +365,14 @@ def _plan(
         if piece.old_rows is None:
             (report.updated if src.doc_id in previous else report.added).append(src.doc_id)
         out.append(piece)
-    given = {s.doc_id for s in sources}
-    report.removed = sorted(d for d in previous if d not in given)
+    report.removed = _not_given(sources, previous)
     return out
+
+
+def _not_given(sources: Sequence[Source], previous: set[str]) -> list[str]:
+    """The indexed documents ``sources`` lack (sorted)."""
+    given = {s.doc_id for s in sources}
+    return sorted(d for d in previous if d not in given)
 
 
 def _check_removals(
@@ -375,8 +380,7 @@ def _check_removals(
 ) -> list[str]:
     """The indexed documents not given again: removed only with ``prune``, else an error
     that names them (an index is updated, never emptied of documents by a mistyped path)."""
-    given = {s.doc_id for s in sources}
-    gone = sorted(d for d in previous if d not in given)
+    gone = _not_given(sources, previous)
     if gone and not prune:
         shown = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
         raise InputError(

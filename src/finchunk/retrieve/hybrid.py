@@ -7,9 +7,8 @@ query. Ties keep text order, as everywhere in finchunk.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -78,55 +77,3 @@ class HybridIndex:
         fused = rrf_fuse(rankings, self.size, self.params)
         ranked = np.unique(np.concatenate([h.positions[:depth] for h in rankings]))
         return Hits.top(fused, k, ranked)
-
-
-def fused_parts(retriever: str) -> tuple[str, ...]:
-    """The retrievers a fused one combines: ``hybrid`` → ``bm25``, ``dense``; a fused
-    rerank ``FIRST/R@D+W`` → ``FIRST``, ``FIRST/R@D`` (the reranker alone on the same
-    candidates) and ``R`` as a first stage; anything else: nothing."""
-    if retriever == "hybrid":
-        return ("bm25", "dense")
-    first, slash, rest = retriever.partition("/")
-    if not slash or "+" not in rest:
-        return ()
-    plain = rest.partition("+")[0]
-    return (first, f"{first}/{plain}", plain.partition("@")[0])
-
-
-def fusion_warnings(
-    rows: Sequence[Mapping[str, Any]],
-    measure: str = "recall",
-    setting: Sequence[str] = ("strategy", "header", "k"),
-) -> list[str]:
-    """Lines for each setting where a fused retriever (:func:`fused_parts`) scores below
-    one of its parts alone on ``measure``.
-
-    ``rows``: report rows (``finchunk eval``'s by default; the FinanceBench bench's with
-    ``measure="page_accuracy"`` and ``scope`` in ``setting``), each with ``retriever``;
-    a fused retriever is compared with the parts the same setting holds.
-    """
-    groups: dict[tuple[Any, ...], dict[str, float]] = {}
-    for r in rows:
-        key = tuple(r.get(f) for f in setting)
-        groups.setdefault(key, {})[str(r["retriever"])] = float(r[measure])
-    out = []
-    for key, by in groups.items():
-        where = " ".join(_setting(f, v) for f, v in zip(setting, key, strict=True))
-        for name, value in by.items():
-            parts = [p for p in fused_parts(name) if p in by]
-            if not parts:
-                continue
-            best = max(parts, key=lambda p: by[p])
-            if value < by[best]:
-                out.append(
-                    f"{where}: {name} {measure} {value:.3f} is below {best} alone ({by[best]:.3f})"
-                )
-    return out
-
-
-def _setting(field: str, value: Any) -> str:
-    if field == "header":
-        return f"header={'on' if value else 'off'}"
-    if field in ("k", "scope"):
-        return f"{field}={value}"
-    return str(value)

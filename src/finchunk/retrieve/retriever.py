@@ -20,9 +20,9 @@ entry-point group, and the factory imports it the first time an unknown name is 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -166,6 +166,17 @@ class RetrieverSpec:
             return self.first
         fuse = "" if self.fuse is None else f"+{self.fuse:g}"
         return f"{self.first}/{self.rerank}@{self.depth}{fuse}"
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The retrievers this one fuses, by name: ``hybrid`` → ``bm25``, ``dense``; a
+        fused rerank ``FIRST/R@D+W`` → ``FIRST``, ``FIRST/R@D`` (the reranker alone on the
+        same candidates) and ``R`` as a first stage; anything else: none."""
+        if self.first == RetrieverKind.HYBRID and self.rerank is None:
+            return (str(RetrieverKind.BM25), str(RetrieverKind.DENSE))
+        if self.rerank is None or self.fuse is None:
+            return ()
+        return (self.first, str(replace(self, fuse=None)), self.rerank)
 
     @property
     def needs_embedder(self) -> bool:
@@ -344,3 +355,50 @@ def _dense_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
 
 
 register_reranker("dense", _dense_rerank, embeds=True)
+
+
+# --- reports --------------------------------------------------------------------------------
+
+
+def fused_parts(retriever: str) -> tuple[str, ...]:
+    """The retrievers a fused one combines (:attr:`RetrieverSpec.parts`), by name."""
+    return parse_retriever(retriever).parts
+
+
+def fusion_warnings(
+    rows: Sequence[Mapping[str, Any]],
+    measure: str = "recall",
+    setting: Sequence[str] = ("strategy", "header", "k"),
+) -> list[str]:
+    """Lines for each setting where a fused retriever (:attr:`RetrieverSpec.parts`) scores below
+    one of its parts alone on ``measure``.
+
+    ``rows``: report rows (``finchunk eval``'s by default; the FinanceBench bench's with
+    ``measure="page_accuracy"`` and ``scope`` in ``setting``), each with ``retriever``;
+    a fused retriever is compared with the parts the same setting holds.
+    """
+    groups: dict[tuple[Any, ...], dict[str, float]] = {}
+    for r in rows:
+        key = tuple(r.get(f) for f in setting)
+        groups.setdefault(key, {})[str(r["retriever"])] = float(r[measure])
+    out = []
+    for key, by in groups.items():
+        where = " ".join(_setting(f, v) for f, v in zip(setting, key, strict=True))
+        for name, value in by.items():
+            parts = [p for p in fused_parts(name) if p in by]
+            if not parts:
+                continue
+            best = max(parts, key=lambda p: by[p])
+            if value < by[best]:
+                out.append(
+                    f"{where}: {name} {measure} {value:.3f} is below {best} alone ({by[best]:.3f})"
+                )
+    return out
+
+
+def _setting(field: str, value: Any) -> str:
+    if field == "header":
+        return f"header={'on' if value else 'off'}"
+    if field in ("k", "scope"):
+        return f"{field}={value}"
+    return str(value)
