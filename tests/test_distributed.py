@@ -10,6 +10,7 @@ import signal
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import numpy as np
 import pytest
@@ -19,9 +20,16 @@ pytest.importorskip("distributed", reason="the dask extra (finchunk[dask]) is no
 import distributed  # noqa: E402
 
 from finchunk.datasets import SampleConfig, generate, write_lesson_files  # noqa: E402
+from finchunk.errors import InputError  # noqa: E402
 from finchunk.lesson import read_documents  # noqa: E402
 from finchunk.model import Document  # noqa: E402
-from finchunk.retrieve.build import IndexConfig, Source, build_index, document_sources  # noqa: E402
+from finchunk.retrieve.build import (  # noqa: E402
+    IndexConfig,
+    OnError,
+    Source,
+    build_index,
+    document_sources,
+)
 from finchunk.retrieve.distributed import DaskWork, DistributedBuildError  # noqa: E402
 from finchunk.retrieve.store import Index  # noqa: E402
 
@@ -108,6 +116,30 @@ def test_a_worker_killed_mid_build_is_retried(sources, client, tmp_path: Path) -
     _same_index(Index.open(tmp_path / "local"), Index.open(tmp_path / "dask"))
 
 
+def _unreadable(src: Source) -> Source:
+    """``src`` whose loading fails as a broken file does (an InputError naming it)."""
+
+    def loader() -> Document:
+        raise InputError(f"{src.source}: not a readable document")
+
+    return replace(src, loader=loader)
+
+
+def test_a_dask_build_skips_an_unreadable_document_as_a_local_build_does(
+    sources, client, tmp_path: Path
+) -> None:
+    broken = [*sources[:2], _unreadable(sources[2]), *sources[3:]]
+    here = build_index(broken, tmp_path / "local", CONFIG, on_error=OnError.SKIP)
+    work = DaskWork(client, parts=3, on_error=OnError.SKIP)
+    there = build_index(broken, tmp_path / "dask", CONFIG, work=work)
+    assert there.skipped == here.skipped == [(sources[2].source, ANY)]
+    assert there.added == here.added and sources[2].doc_id not in there.added
+    _same_index(Index.open(tmp_path / "local"), Index.open(tmp_path / "dask"))
+    with pytest.raises(InputError, match="not a readable document"):
+        build_index(broken, tmp_path / "failing", CONFIG, work=DaskWork(client, parts=3))
+    assert not (tmp_path / "failing" / "CURRENT").exists()
+
+
 def _allowed_failures(dask_scheduler: Any, n: int) -> int:
     before, dask_scheduler.allowed_failures = dask_scheduler.allowed_failures, n
     return before
@@ -171,3 +203,17 @@ def test_index_dask_on_the_command_line(tmp_path: Path) -> None:
         done = runner.invoke(app, [*args, *extra])
         assert done.exit_code == 0, done.output
     _same_index(Index.open(tmp_path / "here"), Index.open(tmp_path / "there"))
+
+
+def test_index_dask_skips_an_unreadable_file_of_a_folder(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from finchunk.cli import app
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nRevenue grew.\n", encoding="utf-8")
+    (tmp_path / "docs" / "broken.pdf").write_bytes(b"%PDF-1.7\nnot a pdf")
+    args = ["index", str(tmp_path / "docs"), "-o", str(tmp_path / "idx"), "--dask"]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 1, done.output
+    assert "skipped:" in done.output and "broken.pdf" in done.output and "1 added" in done.output

@@ -182,6 +182,22 @@ def test_cli_index_to_postgresql_and_search_it(server, corpus, tmp_path) -> None
     assert bad.exit_code == 2 and "local index" in bad.output
 
 
+def test_index_to_postgresql_skips_an_unreadable_file_of_a_folder(server, tmp_path) -> None:
+    url = _new_database(server, "skiptest")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nRevenue grew.\n", encoding="utf-8")
+    (tmp_path / "docs" / "broken.pdf").write_bytes(b"%PDF-1.7\nnot a pdf")
+    runner = CliRunner()
+    folder = runner.invoke(app, ["index", str(tmp_path / "docs"), "--to", url])
+    assert folder.exit_code == 1, folder.output
+    assert "skipped:" in folder.output and "broken.pdf" in folder.output
+    assert "1 added" in folder.output
+    args = ["index", str(tmp_path / "docs"), "--to", url, "--on-error", "fail"]
+    failed = runner.invoke(app, args)
+    assert failed.exit_code == 2 and "broken.pdf" in failed.output
+    assert "Traceback" not in folder.output + failed.output
+
+
 def test_an_unreachable_server_is_one_line(tmp_path) -> None:
     bad = f"postgresql://nobody@/x?host={tmp_path}"
     for args in (["search", bad, "q"], ["index", str(tmp_path), "--to", bad]):

@@ -285,15 +285,17 @@ DaskPartsOpt = Annotated[
 
 
 @contextmanager
-def work_on(dask: str | None, parts: Path | None = None) -> Iterator[Any]:
-    """Where an index build's work runs: None (here) or a Dask cluster's work."""
+def work_on(dask: str | None, parts: Path | None = None, on_error: Any = None) -> Iterator[Any]:
+    """Where an index build's work runs: None (here) or a Dask cluster's work, reading
+    documents as ``on_error`` (an OnError; default FAIL) says."""
     if dask is None:
         yield None
         return
+    from finchunk.retrieve.build import OnError
     from finchunk.retrieve.distributed import DaskWork, dask_client
 
     with dask_client(dask) as client:
-        yield DaskWork(client, parts)
+        yield DaskWork(client, parts, on_error=on_error or OnError.FAIL)
 
 
 @contextmanager

@@ -103,7 +103,7 @@ def index_cmd(
         config = IndexConfig(
             strategy, size, overlap, header, model if dense else None, bm25_params(bm25_k1, bm25_b)
         )
-        with work_on(dask, dask_parts) as work, stage_bars() as bars:
+        with work_on(dask, dask_parts, mode) as work, stage_bars() as bars:
             report = _build(sources, to or out, config, bars, work, (prune, mode))
         for source, warning in report.warnings:
             print_warning(source, warning)
@@ -116,11 +116,13 @@ def _build(sources, target, config, bars, work, local):
     --prune and the on-error mode)."""
     from finchunk.retrieve.build import build_index
 
+    prune, on_error = local
     if is_database_url(target):
         from finchunk.retrieve.pgstore import build_pg_index
 
-        return build_pg_index(sources, str(target), config, progress=bars, work=work)
-    prune, on_error = local
+        return build_pg_index(
+            sources, str(target), config, progress=bars, work=work, on_error=on_error
+        )
     return build_index(
         sources, target, config, progress=bars, work=work, prune=prune, on_error=on_error
     )

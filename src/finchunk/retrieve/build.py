@@ -252,7 +252,14 @@ class Piece:
 
 class Work(Protocol):
     """Where the per-document work runs: :class:`LocalWork` in this process, or a Dask
-    cluster (:class:`finchunk.retrieve.distributed.DaskWork`); the results are equal."""
+    cluster (:class:`finchunk.retrieve.distributed.DaskWork`); the results are equal. A
+    work reads documents as its ``on_error`` says: a document it skipped gives None in
+    :meth:`pieces` and ``(source, reason)`` in ``skipped``; one read with a warning (bytes
+    replaced) adds ``(source, warning)`` to ``warnings``."""
+
+    on_error: OnError
+    skipped: list[tuple[str, str]]
+    warnings: list[tuple[str, str]]
 
     def pieces(
         self,
@@ -357,7 +364,10 @@ def _plan(
         else:
             pieces.append(None)
             fresh.append(src)
+    before = len(work.skipped), len(work.warnings)
     made = iter(work.pieces(fresh, config, embedder, progress))
+    report.skipped += work.skipped[before[0] :]
+    report.warnings += work.warnings[before[1] :]
     out = []
     for src, piece in zip(sources, pieces, strict=True):
         if piece is None and (piece := next(made)) is None:
@@ -503,7 +513,7 @@ def build_index(
 ) -> BuildReport:
     """Create or update the index at ``root`` from ``sources`` (atomically); ``work``:
     where parsing, chunking and embedding run (default: here, reading documents as
-    ``on_error`` says).
+    ``on_error`` says; a work given reads them as its own ``on_error`` says).
 
     Documents of the index that ``sources`` lack are removed only with ``prune`` (else
     InputError). With ``on_error`` SKIP a document that cannot be read is left out and
@@ -515,8 +525,7 @@ def build_index(
     report = BuildReport(root)
     old, report.rebuilt, previous = _previous(root, config)
     _check_removals(root, sources, previous, prune)
-    if work is None:
-        work = LocalWork(on_error, report.skipped, report.warnings)
+    work = work or LocalWork(on_error)
     new = assemble(sources, report, config, (old, previous), work, embedder, progress)
     if not new.manifest.documents:
         raise InputError(f"{root}: no document could be read; the index is left as it was")

@@ -12,8 +12,9 @@ summed, one idf), then the build publishes the generation atomically as a local 
 The chunks, ids, spans, vectors and BM25 scores equal the local build's.
 
 A task that fails for good (its worker killed more often than Dask allows, or an error in a
-document) stops the build with a :class:`DistributedBuildError`; nothing was published, so
-the previous generation stays live.
+document when ``on_error`` is FAIL) stops the build with a :class:`DistributedBuildError`;
+nothing was published, so the previous generation stays live. With ``on_error`` SKIP a
+document that cannot be read is left out and named, as in a local build.
 
 ``dask[distributed]`` is the ``dask`` extra; :func:`dask_client` imports it.
 """
@@ -27,7 +28,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,16 @@ from finchunk.extras import import_extra
 from finchunk.parallel import cut
 from finchunk.records import CHUNK_SCHEMA
 from finchunk.retrieve.bm25_stats import TermStats, count_terms, merge_term_stats
-from finchunk.retrieve.build import IndexConfig, NoProgress, Piece, Progress, Source, fresh_piece
+from finchunk.retrieve.build import (
+    IndexConfig,
+    NoProgress,
+    OnError,
+    Piece,
+    Progress,
+    Source,
+    fresh_piece,
+    load_or_skip,
+)
 from finchunk.retrieve.dense import Embedder, embed_passages, make_embedder
 from finchunk.retrieve.store import DOC_SCHEMA, DocEntry
 from finchunk.retrieve.text import TextPipeline
@@ -97,14 +107,17 @@ class _PartJob:
     config: IndexConfig
     model: str | None  # the embedder's name (each worker makes its own)
     folder: str
+    on_error: OnError
 
 
 @dataclass(frozen=True)
 class _PartDone:
     number: int
-    entries: list[DocEntry]
+    entries: list[DocEntry | None]  # None: a document skipped (named in ``skipped``)
     files: dict[str, str]
     seconds: dict[str, float]  # per phase: parse, chunk, count, embed, write
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 class _Timed:
@@ -152,11 +165,17 @@ def _run_part(job: _PartJob) -> _PartDone:
     c = job.config
     chunker = make_chunker(c.strategy, size=c.size, overlap=c.overlap, header=c.header)
     seconds = dict.fromkeys(("parse", "chunk", "count", "embed", "write"), 0.0)
+    skipped: list[tuple[str, str]] = []
     t = time.perf_counter()
-    pieces = [
-        fresh_piece(replace(s, loader=_Timed(s.loader, seconds)), chunker) for s in job.sources
+    read = [
+        (s, load_or_skip(replace(s, loader=_Timed(s.loader, seconds)), job.on_error, skipped))
+        for s in job.sources
     ]
+    pieces = [None if doc is None else fresh_piece(s, chunker, doc) for s, doc in read]
     seconds["chunk"] = time.perf_counter() - t - seconds["parse"]
+    warnings = [(s.source, str(d.metadata["warning"])) for s, d in read if _warned(d)]
+    entries = [None if p is None else p.entry for p in pieces]
+    pieces = [p for p in pieces if p is not None]
     tables = [p.table for p in pieces if p.table is not None]
     chunks = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
     texts = chunks.column("text").to_pylist()
@@ -170,7 +189,11 @@ def _run_part(job: _PartJob) -> _PartDone:
     docs = pa.Table.from_pylist([p.doc_row for p in pieces], schema=DOC_SCHEMA)
     files = _write_part(Path(job.folder) / f"part-{job.number:06d}", chunks, docs, stats, vectors)
     seconds["write"] = time.perf_counter() - t
-    return _PartDone(job.number, [p.entry for p in pieces], files, seconds)
+    return _PartDone(job.number, entries, files, seconds, skipped, warnings)
+
+
+def _warned(doc: Any) -> bool:
+    return doc is not None and bool(doc.metadata.get("warning"))
 
 
 def _write_part(
@@ -216,8 +239,17 @@ class DaskWork:
     under ``parts_dir`` (default: a new temporary folder; on a remote cluster give one the
     workers share), which is removed when the build is done."""
 
-    def __init__(self, client: Any, parts_dir: str | Path | None = None, parts: int | None = None):
+    def __init__(
+        self,
+        client: Any,
+        parts_dir: str | Path | None = None,
+        parts: int | None = None,
+        on_error: OnError = OnError.FAIL,
+    ):
         self.client = client
+        self.on_error = on_error
+        self.skipped: list[tuple[str, str]] = []
+        self.warnings: list[tuple[str, str]] = []
         self.parts_dir = None if parts_dir is None else Path(parts_dir)
         threads = sum(client.nthreads().values()) or 1
         self.parts = parts or threads * PARTS_PER_THREAD
@@ -254,20 +286,28 @@ class DaskWork:
         config: IndexConfig,
         embedder: Embedder | None,
         progress: Progress,
-    ) -> list[Piece]:
+    ) -> list[Piece | None]:
         if not sources:
             return []
         folder = Path(tempfile.mkdtemp(prefix="finchunk-parts-", dir=self.parts_dir))
         try:
             runs = cut(sources, self.parts)
             model = embedder.name if embedder is not None else None
-            jobs = [_PartJob(i, run, config, model, str(folder)) for i, run in enumerate(runs)]
+            jobs = [
+                _PartJob(i, run, config, model, str(folder), self.on_error)
+                for i, run in enumerate(runs)
+            ]
             done = self._submit(_run_part, jobs, progress, [len(r) for r in runs])
-            return [p for d in sorted(done, key=lambda d: d.number) for p in self._read(d)]
+            out: list[Piece | None] = []
+            for d in sorted(done, key=lambda d: d.number):
+                out += self._read(d)
+                self.skipped += d.skipped
+                self.warnings += d.warnings
+            return out
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def _read(self, done: _PartDone) -> list[Piece]:
+    def _read(self, done: _PartDone) -> list[Piece | None]:
         chunks = pq.read_table(done.files["chunks"]).cast(CHUNK_SCHEMA)
         docs = pq.read_table(done.files["documents"]).to_pylist()
         vectors = np.load(done.files["vectors"]) if "vectors" in done.files else None
@@ -275,9 +315,14 @@ class DaskWork:
         for phase, sec in done.seconds.items():
             self.seconds[phase] = self.seconds.get(phase, 0.0) + sec
         self._fresh_chunks += chunks.num_rows
-        out, start = [], 0
-        for entry, row in zip(done.entries, docs, strict=True):
-            n = entry.chunks
+        out: list[Piece | None] = []
+        start = 0
+        rows = iter(docs)
+        for entry in done.entries:
+            if entry is None:
+                out.append(None)
+                continue
+            row, n = next(rows), entry.chunks
             vec = None if vectors is None else vectors[start : start + n]
             out.append(Piece(entry, table=chunks.slice(start, n), doc_row=row, vectors=vec))
             start += n

@@ -50,6 +50,7 @@ from finchunk.retrieve.build import (
     IndexConfig,
     LocalWork,
     NoProgress,
+    OnError,
     Progress,
     Source,
     Work,
@@ -341,9 +342,11 @@ def build_pg_index(
     embedder: Embedder | None = None,
     progress: Progress | None = None,
     work: Work | None = None,
+    on_error: OnError = OnError.FAIL,
 ) -> BuildReport:
     """Write a new generation of the index at ``url`` from ``sources`` (every document is
-    processed: a PostgreSQL generation is written whole) and publish it."""
+    processed: a PostgreSQL generation is written whole) and publish it; ``work`` and
+    ``on_error`` as for :func:`~finchunk.retrieve.build.build_index`."""
     progress = progress or NoProgress()
     config, embedder = resolve_embedder(config or IndexConfig(), embedder)
     with connect(url) as conn, _errors(url):
@@ -352,7 +355,7 @@ def build_pg_index(
         report = BuildReport(_safe(url))
         report.rebuilt = "a PostgreSQL generation is written whole"
         new = assemble(
-            sources, report, config, (None, _previous_ids(conn)), work or LocalWork(),
+            sources, report, config, (None, _previous_ids(conn)), work or LocalWork(on_error),
             embedder, progress,
         )  # fmt: skip
         progress.stage("writing to PostgreSQL", 1)
