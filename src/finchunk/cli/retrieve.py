@@ -155,6 +155,10 @@ def search_cmd(
     hnsw: Annotated[
         bool, typer.Option(help="PostgreSQL: dense search by the HNSW index (approximate).")
     ] = False,
+    ef_search: Annotated[
+        int | None,
+        typer.Option(help="With --hnsw: candidates kept (default 100; more: better recall)."),
+    ] = None,
 ) -> None:
     """Search an index; every result cites its document and character spans."""
     from finchunk.cli.render import print_hits
@@ -176,7 +180,8 @@ def search_cmd(
         if is_database_url(index):
             from finchunk.retrieve.pgstore import PgIndex
 
-            with PgIndex(index, approximate=hnsw) as pg:
+            ann = {} if ef_search is None else {"ef_search": ef_search}
+            with PgIndex(index, approximate=hnsw, **ann) as pg:
                 result = pg.search(question, opts)
         else:
             result = search(Index.open(Path(index)), question, opts)

@@ -436,19 +436,20 @@ class PgBM25:
 
 
 class PgDense:
-    """Cosine (inner product of normalised vectors) in pgvector: exact, or by the HNSW index."""
+    """Cosine (inner product of normalised vectors) in pgvector: exact, or by the HNSW index
+    searched with ``ef_search`` candidates (``hnsw`` a number)."""
 
-    def __init__(self, gen: _Generation, embedder: Embedder, approximate: bool) -> None:
+    def __init__(self, gen: _Generation, embedder: Embedder, hnsw: int | None) -> None:
         self.gen = gen
         self.embedder = embedder
-        self.approximate = approximate
+        self.hnsw = hnsw
         self.size = gen.size
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
         _no_mask(mask)
         q = self.embedder.embed_queries([query])[0]
-        if self.approximate:
-            self.gen.conn.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, k)}")
+        if self.hnsw is not None:
+            self.gen.conn.execute(f"SET LOCAL hnsw.ef_search = {max(self.hnsw, k)}")
             self.gen.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             rows = self._nearest(q, k, "c.embedding <#> %s", False)
             rows.sort(key=lambda r: (-r[1], r[0]))  # the index orders by distance only
@@ -506,9 +507,9 @@ class _PgSource:
     """The generation as the retriever factory's text source: BM25 (the stored parameters,
     plain analyzer) and dense; what needs every text in memory is refused."""
 
-    def __init__(self, gen: _Generation, approximate: bool) -> None:
+    def __init__(self, gen: _Generation, hnsw: int | None) -> None:
         self.gen = gen
-        self.approximate = approximate
+        self.hnsw = hnsw
         self.params = BM25Params.from_dict(gen.manifest["bm25"])
 
     @property
@@ -533,7 +534,7 @@ class _PgSource:
             raise InputError("this PostgreSQL index has no vectors; write it with --dense")
         if embedder.name != model:
             raise InputError(f"index vectors were made with {model!r}, not {embedder.name!r}")
-        return PgDense(self.gen, embedder, self.approximate)
+        return PgDense(self.gen, embedder, self.hnsw)
 
     def candidate_vectors(self, embedder: Embedder) -> Any:
         raise InputError("reranking is not available on a PostgreSQL index; use a local index")
@@ -550,11 +551,17 @@ FROM {s}.chunks c JOIN {s}.documents d ON d.pos = c.doc_pos WHERE c.pos = ANY(%s
 
 
 class PgIndex:
-    """A PostgreSQL index opened for searching (one connection; one per thread)."""
+    """A PostgreSQL index opened for searching (one connection; one per thread). Dense
+    search is exact, or with ``approximate`` by the HNSW index, which keeps ``ef_search``
+    candidates (at least k; more: better recall, slower)."""
 
-    def __init__(self, url: str, *, approximate: bool = False) -> None:
+    def __init__(
+        self, url: str, *, approximate: bool = False, ef_search: int = HNSW_EF_SEARCH
+    ) -> None:
+        if ef_search < 1:
+            raise InputError(f"ef_search must be at least 1, not {ef_search}")
         self.url = url
-        self.approximate = approximate
+        self.hnsw = ef_search if approximate else None
         self.conn = connect(url)
         self._embedders: dict[str, Embedder] = {}
         #: The generation the last search read.
@@ -622,9 +629,7 @@ class PgIndex:
             opts = RetrieverOptions(
                 embedder=self._embedder(model), bm25=BM25Params.from_dict(gen.manifest["bm25"])
             )
-            ranked = make_retriever(spec, _PgSource(gen, self.approximate), opts).search(
-                query, options.k
-            )
+            ranked = make_retriever(spec, _PgSource(gen, self.hnsw), opts).search(query, options.k)
             result.hits = self._hits(gen, ranked)
         if len(ranked) < options.k:
             result.notes.append(
