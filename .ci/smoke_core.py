@@ -5,7 +5,8 @@ Run it with the core virtual environment's Python: ``.ci-core-venv/bin/python
 folder (so nothing is imported from ``src/``) and exits non-zero, saying what failed, when:
 
 * an optional package (an extra) is importable: the check would prove nothing;
-* ``finchunk --help`` or ``python -m finchunk.cli --help`` fails;
+* ``finchunk --help`` or ``python -m finchunk.cli --help`` fails, or the installed package
+  lacks its pre-rendered help pages (``finchunk/cli/help.json``);
 * ``finchunk chunk`` on a Markdown file writes no chunks;
 * ``finchunk index`` + ``finchunk search --json`` on ``tests/data`` finds nothing;
 * ``finchunk generate`` (a tiny corpus) + ``finchunk eval --json`` gives no recall;
@@ -61,6 +62,10 @@ def check_help(tmp: Path) -> None:
     for command in ("chunk", "eval", "index", "search", "generate", "facts", "bench"):
         check(command in out, f"finchunk --help does not list {command}")
     run([sys.executable, "-m", "finchunk.cli", "--help"], tmp)
+    from finchunk.cli.helppages import HELP_FILE, cached_page
+
+    check(HELP_FILE.is_file(), f"the installed package lacks {HELP_FILE.name}")
+    check(cached_page(["index", "--help"]) is not None, "no stored page for index --help")
 
 
 def check_chunk(tmp: Path) -> None:

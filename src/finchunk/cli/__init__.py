@@ -7,9 +7,38 @@
 * :mod:`~finchunk.cli.datasets` — ``generate``, ``demo``;
 * :mod:`~finchunk.cli.bench` — ``bench financebench``;
 * :mod:`~finchunk.cli.facts` — ``facts load|get|history|frame``;
-* :mod:`~finchunk.cli.render` — rich tables and text of reports, hits and answers.
+* :mod:`~finchunk.cli.render` — rich tables and text of reports, hits and answers;
+* :mod:`~finchunk.cli.helppages` — the pre-rendered ``--help`` pages.
+
+Importing this package imports nothing else: ``app`` is imported on first use, and
+:func:`main` answers ``--help`` from the stored pages before importing it.
 """
 
-from finchunk.cli.main import app, main
+from __future__ import annotations
+
+import sys
+from typing import Any
 
 __all__ = ["app", "main"]
+
+
+def main() -> None:
+    """The ``finchunk`` command: a stored help page when that is all that is asked, else
+    the app."""
+    from finchunk.cli.helppages import cached_page
+
+    page = cached_page(sys.argv[1:])
+    if page is not None:
+        sys.stdout.write(page)
+        return
+    from finchunk.cli.main import app
+
+    app()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from finchunk.cli.main import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """The root ``finchunk`` app: every command and command group, registered from the modules
-of :mod:`finchunk.cli` that hold them.
+of :mod:`finchunk.cli` that hold them (the ``finchunk`` command is :func:`finchunk.cli.main`).
 
 Importing this module imports typer, rich and light finchunk modules (option enums, errors)
 only; each command imports what it needs when it runs, so ``finchunk --help`` stays fast and
@@ -22,7 +22,3 @@ app.command("generate")(datasets.sample_command)
 app.command("chunk")(chunk_eval.chunk)
 app.command("eval", cls=aliased(K_ALIAS, JSON_FILE_ALIAS))(chunk_eval.eval_cmd)
 app.command("demo")(datasets.demo)
-
-
-def main() -> None:
-    app()
