@@ -126,6 +126,25 @@ def test_one_live_generation_and_the_old_ones_dropped(built, corpus) -> None:
     build_pg_index(sources, url, CONFIG)  # as the other tests expect it
 
 
+def test_a_generation_left_by_a_dead_writer_is_dropped_by_the_next(server, corpus) -> None:
+    url = _new_database(server, "orphans")
+    sources, _ = corpus
+    build_pg_index(sources[:2], url, CONFIG)
+    with connect(url) as conn:  # what a writer killed before publishing leaves
+        conn.execute(f"CREATE SCHEMA {SCHEMA}_g999999")
+        conn.execute(f"CREATE TABLE {SCHEMA}_g999999.chunks (pos int)")
+        conn.commit()
+    build_pg_index(sources[:3], url, CONFIG)
+    with connect(url) as conn:
+        schemas = sorted(r[0] for r in conn.execute("SELECT nspname FROM pg_namespace"))
+        gens = [r[0] for r in conn.execute(f"SELECT name FROM {SCHEMA}.generations")]
+    assert [s for s in schemas if s.startswith(f"{SCHEMA}_")] == [f"{SCHEMA}_{g}" for g in gens]
+    with PgIndex(url) as pg:
+        assert {h.doc_id for h in pg.search(QUERIES[0], SearchOptions(k=50)).hits} <= {
+            s.doc_id for s in sources[:3]
+        }
+
+
 def test_searchers_never_fail_nor_mix_generations_during_an_update(server, corpus, tmp_path):
     sources, _ = corpus
     url = _new_database(server, "load")

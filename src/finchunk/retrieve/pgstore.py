@@ -16,7 +16,9 @@ Layout: schema ``finchunk`` holds ``live`` (one row: the live generation) and
   BM25 here ranks and scores as the local index does (``ts_rank`` is not used).
 
 Writing: the new generation's schema is filled while the old one stays live; one
-transaction then points ``live`` at it; older generations are dropped after. Reading: a
+transaction then points ``live`` at it; older generations are dropped after. Writers take
+turns (a session advisory lock, released if a writer dies), and each first drops any
+generation schema the catalog does not name: what a writer killed before publishing left. Reading: a
 search runs in one transaction holding an advisory lock on ``live``, shared; the switch takes
 it exclusive (it waits for the searches under way; later ones wait for it), so a reader never
 sees half an index or two generations, and a stream of readers cannot starve the switch.
@@ -67,6 +69,10 @@ SCHEMA = "finchunk"
 HNSW_M, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH = 16, 64, 100
 #: The advisory lock on ``live``: searches hold it shared, the switch exclusive.
 LIVE_LOCK = 0x66696E63686B
+#: The writers' advisory lock (a session lock: it goes with a writer that dies): one writer
+#: at a time, so a generation schema that no writer holds and no catalog row names is left
+#: from a writer that died, and is dropped.
+WRITE_LOCK = LIVE_LOCK + 1
 #: Memory for building the indexes (an HNSW graph built in memory is much faster).
 MAINTENANCE_WORK_MEM = "1GB"
 
@@ -254,10 +260,39 @@ def _generation_manifest(new: Assembled) -> dict[str, Any]:
 
 def write_pg_generation(conn: Any, new: Assembled) -> str:
     """Write ``new`` as a generation, publish it in one transaction, drop the older ones;
-    returns its name. A failure leaves the live generation as it was."""
-    sql = _psycopg().sql
+    returns its name. A failure leaves the live generation as it was. Writers take turns
+    (:data:`WRITE_LOCK`)."""
     conn.execute(_CATALOG)
     conn.commit()
+    conn.execute("SELECT pg_advisory_lock(%s)", (WRITE_LOCK,))  # the writers queue here
+    try:
+        _drop_orphans(conn)
+        name = _write_generation(conn, new)
+        conn.commit()
+        return name
+    finally:
+        if not (conn.closed or conn.broken):  # a lost connection took its lock with it
+            conn.rollback()  # (nothing left to undo after a success)
+            conn.execute("SELECT pg_advisory_unlock(%s)", (WRITE_LOCK,))
+            conn.commit()
+
+
+def _drop_orphans(conn: Any) -> None:
+    """Drop the generation schemas the catalog does not name (left by a writer that died
+    after committing its tables and before publishing them)."""
+    sql = _psycopg().sql
+    known = {r[0] for r in conn.execute(f"SELECT name FROM {SCHEMA}.generations")}
+    found = conn.execute(
+        "SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (f"{SCHEMA}\\_g%",)
+    ).fetchall()
+    for (schema,) in found:
+        if schema.removeprefix(f"{SCHEMA}_") not in known:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(_ident(schema)))
+    conn.commit()
+
+
+def _write_generation(conn: Any, new: Assembled) -> str:
+    sql = _psycopg().sql
     num = conn.execute(f"SELECT nextval('{SCHEMA}.generation_seq')").fetchone()[0]
     name = f"g{num:06d}"
     s = _ident(f"{SCHEMA}_{name}")
