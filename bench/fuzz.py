@@ -51,14 +51,15 @@ def check_document(doc: Document) -> None:
     skipped = [
         e.span for e in doc.elements if e.kind in (ElementKind.HEADING, ElementKind.FURNITURE)
     ]
-    mask = bytearray(n)
-    for s, e in merge_spans(spans + skipped):
+    covered = 0  # the text before it lies in a span, or was checked
+    for s, e in [*merge_spans(spans + skipped), (n, n)]:
         if not 0 <= s <= e <= n:
             raise AssertionError(f"chunk span {s}:{e} outside text of {n}")
-        mask[s:e] = b"\x01" * (e - s)
-    for i, ch in enumerate(doc.text):
-        if not mask[i] and not ch.isspace() and ch != "\ufeff":
+        gap = doc.text[covered:s] if s > covered else ""
+        if gap.replace("\ufeff", "").strip():  # whitespace and a BOM may lie in no chunk
+            i = covered + len(gap) - len(gap.lstrip().lstrip("\ufeff"))
             raise AssertionError(f"character {i} ({doc.text[i : i + 20]!r}) is in no chunk")
+        covered = max(covered, e)
 
 
 def _text(data: bytes) -> str:
