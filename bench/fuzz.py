@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Callable
 
@@ -137,6 +138,8 @@ def main() -> None:
     ap.add_argument("--corpus", help="a folder of seed inputs (grown by the run)")
     args, rest = ap.parse_known_args()
     argv = [sys.argv[0], f"-runs={args.n}", f"-max_len={args.max_len}", "-print_final_stats=1"]
+    if args.corpus:
+        os.makedirs(args.corpus, exist_ok=True)  # libFuzzer wants the folder to exist
     argv += rest + ([args.corpus] if args.corpus else [])
     atheris.Setup(argv, _guarded(TARGETS[args.target]))
     atheris.Fuzz()
