@@ -200,16 +200,25 @@ class OnError(StrEnum):
     SKIP = "skip"
 
 
-def load_or_skip(src: Source, on_error: OnError, skipped: list[tuple[str, str]]) -> Document | None:
+def load_or_skip(
+    src: Source,
+    on_error: OnError,
+    skipped: list[tuple[str, str]],
+    warnings: list[tuple[str, str]] | None = None,
+) -> Document | None:
     """The source's document; with ``SKIP``, None (and ``(source, reason)`` added to
-    ``skipped``) when it cannot be read."""
+    ``skipped``) when it cannot be read. A document read with a warning (bytes replaced)
+    adds ``(source, warning)`` to ``warnings``."""
     try:
-        return src.loader()
+        doc = src.loader()
     except FinchunkError as exc:
         if on_error is OnError.FAIL:
             raise
         skipped.append((src.source, str(exc)))
         return None
+    if warnings is not None and doc.metadata.get("warning"):
+        warnings.append((src.source, str(doc.metadata["warning"])))
+    return doc
 
 
 @dataclass
@@ -294,9 +303,7 @@ class LocalWork:
         )
         out: list[Piece | None] = []
         for src in sources:
-            doc = load_or_skip(src, self.on_error, self.skipped)
-            if doc is not None and doc.metadata.get("warning"):
-                self.warnings.append((src.source, str(doc.metadata["warning"])))
+            doc = load_or_skip(src, self.on_error, self.skipped, self.warnings)
             out.append(None if doc is None else fresh_piece(src, chunker, doc))
             progress.advance()
         return out

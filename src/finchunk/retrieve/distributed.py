@@ -166,14 +166,15 @@ def _run_part(job: _PartJob) -> _PartDone:
     chunker = make_chunker(c.strategy, size=c.size, overlap=c.overlap, header=c.header)
     seconds = dict.fromkeys(("parse", "chunk", "count", "embed", "write"), 0.0)
     skipped: list[tuple[str, str]] = []
+    warnings: list[tuple[str, str]] = []
     t = time.perf_counter()
-    read = [
-        (s, load_or_skip(replace(s, loader=_Timed(s.loader, seconds)), job.on_error, skipped))
-        for s in job.sources
-    ]
-    pieces = [None if doc is None else fresh_piece(s, chunker, doc) for s, doc in read]
+    pieces = []
+    for s in job.sources:
+        doc = load_or_skip(
+            replace(s, loader=_Timed(s.loader, seconds)), job.on_error, skipped, warnings
+        )
+        pieces.append(None if doc is None else fresh_piece(s, chunker, doc))
     seconds["chunk"] = time.perf_counter() - t - seconds["parse"]
-    warnings = [(s.source, str(d.metadata["warning"])) for s, d in read if _warned(d)]
     entries = [None if p is None else p.entry for p in pieces]
     pieces = [p for p in pieces if p is not None]
     tables = [p.table for p in pieces if p.table is not None]
@@ -190,10 +191,6 @@ def _run_part(job: _PartJob) -> _PartDone:
     files = _write_part(Path(job.folder) / f"part-{job.number:06d}", chunks, docs, stats, vectors)
     seconds["write"] = time.perf_counter() - t
     return _PartDone(job.number, entries, files, seconds, skipped, warnings)
-
-
-def _warned(doc: Any) -> bool:
-    return doc is not None and bool(doc.metadata.get("warning"))
 
 
 def _write_part(
