@@ -127,6 +127,9 @@ def test_years_named(question, years):
         ("ingresos 3T 2024", 3),
         ("revenue in 2024", None),
         ("the 10-Q filing", None),
+        # re.I matches these too; their lower case is no ordinal's (no KeyError)
+        ("the \u017fecond quarter", 2),
+        ("the f\u0130rst quarter", None),
     ],
 )
 def test_quarters_named(question, quarter):

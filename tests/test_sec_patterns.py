@@ -174,6 +174,10 @@ def test_roman_values() -> None:
     # Shaped like a numeral (letters of i v x l c) but not a well-formed one.
     assert roman_value("civil") is None and roman_value("ill") is None
     assert page_value("Civil") is None
+    # re.I alone matches "İ" (U+0130) as "i", and its lower case is "i" + U+0307: no numeral
+    # (found by bench/fuzz.py pdf_layout)
+    assert roman_value("\u0130") is None and roman_value("x\u0130") is None
+    assert page_value("\u0130\u0130") is None and page_value("\u212a") is None
 
 
 def test_signature() -> None:

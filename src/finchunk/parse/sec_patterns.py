@@ -124,10 +124,11 @@ PAGE_NUMBER_RE = re.compile(
     re.I,
 )
 
-_ROMAN = re.compile(r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})", re.I)
+# ASCII only: under re.I alone "İ" (U+0130, whose lower case is two characters) matches "i"
+_ROMAN = re.compile(r"m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})", re.I | re.A)
 _ROMAN_VALUE = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 _NUMBER_IN = re.compile(r"(?:([a-z]{1,2})\s?-\s?)?(\d{1,4})", re.I)
-_ROMAN_IN = re.compile(r"[ivxlc]{1,7}", re.I)
+_ROMAN_IN = re.compile(r"[ivxlc]{1,7}", re.I | re.A)
 _OF = re.compile(r"\sof\s", re.I)
 
 

@@ -269,7 +269,11 @@ def _period_mentions(question: str) -> list[Mention]:
 def _quarter_mentions(question: str) -> list[Mention]:
     found = []
     for m in _QUARTER.finditer(question):
-        q = m.group(1) or m.group(3) or m.group(5) or str(_ORDINALS[m.group(6).lower()])
+        # re.I also matches "ſecond" (long s) or "fİrst", whose lower case is no key
+        q = m.group(1) or m.group(3) or m.group(5) or _ORDINALS.get(m.group(6).casefold())
+        if q is None:
+            continue
+        q = str(q)
         found.append(Mention(MentionKind.QUARTER, q, m.start(), m.end()))
         g = 2 if m.group(2) else 4
         if m.group(g):  # "3Q24": the year the quarter belongs to
