@@ -19,6 +19,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable
+from datetime import date
 
 import atheris
 
@@ -38,7 +39,8 @@ with atheris.instrument_imports(include=["finchunk"]):
 
 _CHUNKER = Structure(size=400)
 _NOT_CHUNKED = (ElementKind.HEADING, ElementKind.FURNITURE)
-_GIVEN = FilingOverride(accn="0000000000-00-000000", form="10-K")
+#: Everything a filing needs given, so that every input reaches the facts' assembly.
+_GIVEN = FilingOverride(accn="0000000000-00-000000", form="10-K", filed=date(2024, 11, 1))
 
 
 def check_document(doc: Document) -> None:
