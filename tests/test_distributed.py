@@ -21,10 +21,8 @@ import distributed  # noqa: E402
 
 from finchunk.datasets import SampleConfig, generate, write_lesson_files  # noqa: E402
 from finchunk.errors import InputError  # noqa: E402
-from finchunk.lesson import read_documents  # noqa: E402
 from finchunk.model import Document  # noqa: E402
 from finchunk.retrieve.build import (  # noqa: E402
-    IndexConfig,
     OnError,
     Source,
     build_index,
@@ -32,22 +30,12 @@ from finchunk.retrieve.build import (  # noqa: E402
 )
 from finchunk.retrieve.distributed import DaskWork, DistributedBuildError  # noqa: E402
 from finchunk.retrieve.store import Index  # noqa: E402
-
-QUERIES = (
-    "ingresos netos del ejercicio",
-    "riesgo de liquidez del fondo",
-    "dividendo por acción",
-    "gastos corrientes anuales",
-    "deuda financiera neta",
-)
-CONFIG = IndexConfig(model="hashing")
+from tests.backend_corpus import CONFIG, QUERIES, write_corpus  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> list[Source]:
-    folder = tmp_path_factory.mktemp("corpus")
-    write_lesson_files(generate(SampleConfig(issuers=3, years=2, funds=2, notes=2)), folder)
-    return document_sources(read_documents(folder / "documents.parquet"))
+    return write_corpus(tmp_path_factory.mktemp("corpus"))
 
 
 @pytest.fixture(scope="module")

@@ -21,25 +21,12 @@ pgserver = pytest.importorskip(
 )
 
 from finchunk.cli import app  # noqa: E402
-from finchunk.datasets import SampleConfig, generate, write_lesson_files  # noqa: E402
-from finchunk.lesson import read_documents  # noqa: E402
-from finchunk.retrieve.build import IndexConfig, Source, build_index, document_sources  # noqa: E402
+from finchunk.retrieve.build import Source, build_index  # noqa: E402
 from finchunk.retrieve.filters import Filter  # noqa: E402
 from finchunk.retrieve.pgstore import SCHEMA, PgIndex, build_pg_index, connect  # noqa: E402
 from finchunk.retrieve.search import SearchOptions, search  # noqa: E402
 from finchunk.retrieve.store import Index  # noqa: E402
-
-CONFIG = IndexConfig(model="hashing")
-QUERIES = (
-    "ingresos netos del ejercicio",
-    "riesgo de liquidez del fondo",
-    "dividendo por acción",
-    "gastos corrientes anuales",
-    "deuda financiera neta",
-    "plantilla empleados",
-    "política de inversión del ETF",
-    "beneficio por acción 2023",
-)
+from tests.backend_corpus import CONFIG, QUERIES, write_corpus  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +43,7 @@ def server():
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Source], Path]:
     folder = tmp_path_factory.mktemp("corpus")
-    write_lesson_files(generate(SampleConfig(issuers=3, years=2, funds=2, notes=2)), folder)
-    return document_sources(read_documents(folder / "documents.parquet")), folder
+    return write_corpus(folder), folder
 
 
 @pytest.fixture(scope="module")

@@ -98,9 +98,10 @@ def _records(sources: list[Any], chunker: Any, mode: Any, skipped: list[tuple[st
     from finchunk.retrieve.build import load_or_skip
 
     for src in sources:
-        doc = load_or_skip(src, mode, skipped)
-        if doc is not None and doc.metadata.get("warning"):
-            print_warning(src.source, str(doc.metadata["warning"]))
+        warned: list[tuple[str, str]] = []
+        doc = load_or_skip(src, mode, skipped, warned)
+        for source, warning in warned:
+            print_warning(source, warning)
         if doc is not None:
             yield from document_records(doc, chunker.chunk(doc))
 

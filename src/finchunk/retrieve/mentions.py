@@ -240,8 +240,8 @@ _FISCAL_YEAR = re.compile(
 )
 _BARE_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 _ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4,
-    "primer": 1, "primero": 1, "segundo": 2, "tercer": 3, "tercero": 3, "cuarto": 4,
+    "first": "1", "second": "2", "third": "3", "fourth": "4",
+    "primer": "1", "primero": "1", "segundo": "2", "tercer": "3", "tercero": "3", "cuarto": "4",
 }  # fmt: skip
 _QUARTER = re.compile(
     r"(?<![^\W\d_])[qt]([1-4])(?:['’](\d{4}|\d{2}))?(?![^\W_])"  # Q3, T1, 2024Q3, Q3'24
@@ -273,7 +273,6 @@ def _quarter_mentions(question: str) -> list[Mention]:
         q = m.group(1) or m.group(3) or m.group(5) or _ORDINALS.get(m.group(6).casefold())
         if q is None:
             continue
-        q = str(q)
         found.append(Mention(MentionKind.QUARTER, q, m.start(), m.end()))
         g = 2 if m.group(2) else 4
         if m.group(g):  # "3Q24": the year the quarter belongs to
