@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,11 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.retrieve.base import Hits
+from finchunk.retrieve.postings import Segment, SegmentWriter
 from finchunk.retrieve.text import LESSON_TEXT, TextPipeline
+
+#: Version of the files :meth:`BM25Index.save` writes (1: main's arrays of float weights).
+BM25_FORMAT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,116 +90,270 @@ LESSON_PARAMS = BM25Params(k1=1.5, b=0.75, epsilon=0.25, text=LESSON_TEXT)
 
 def okapi_idf(doc_freq: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     """Robertson–Spärck Jones idf, negatives floored as in rank_bm25."""
-    idf = np.log(n_docs - doc_freq + 0.5) - np.log(doc_freq + 0.5)
+    idf = raw_idf(doc_freq, n_docs)
     if idf.size:
         floor = epsilon * float(idf.mean())
         idf = np.where(idf < 0, floor, idf)
     return idf
 
 
+def raw_idf(doc_freq: np.ndarray, n_docs: int) -> np.ndarray:
+    """Robertson–Spärck Jones idf before rank_bm25's floor (negative for common terms)."""
+    df = np.asarray(doc_freq, dtype=np.float64)
+    return np.log(n_docs - df + 0.5) - np.log(df + 0.5)
+
+
+# --- corpus statistics: the one place they are computed and merged --------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusStats:
+    """What BM25's weights need from the whole corpus: its size, its total length (the
+    average length is ``total_length / n_docs``, exact whatever order the parts come in) and
+    the mean raw idf over its vocabulary, terms in sorted order (the floor of
+    :func:`okapi_idf` is ``epsilon`` times it)."""
+
+    n_docs: int
+    total_length: int
+    idf_mean: float
+
+    @property
+    def avgdl(self) -> float:
+        return self.total_length / self.n_docs if self.n_docs and self.total_length else 1.0
+
+    @classmethod
+    def of(cls, doc_freqs: np.ndarray, n_docs: int, total_length: int) -> CorpusStats:
+        """From the document frequencies of every term (sorted terms; zeros ignored)."""
+        df = np.asarray(doc_freqs)
+        df = df[df > 0]
+        mean = float(raw_idf(df, n_docs).mean()) if df.size else 0.0
+        return cls(int(n_docs), int(total_length), mean)
+
+
+def merge_doc_freqs(parts: Iterable[tuple[Sequence[bytes], np.ndarray]]) -> tuple[
+    np.ndarray, np.ndarray
+]:
+    """Vocabularies with their document frequencies (one pair per shard or segment) → the
+    sorted union of the terms (UTF-8 bytes) and their summed frequencies; terms whose total
+    is 0 (only in deleted documents) are dropped. The one function that merges BM25
+    statistics: segments, shards and other backends go through it."""
+    terms, freqs = [], []
+    for words, df in parts:
+        terms.append(np.asarray(list(words), dtype=object))
+        freqs.append(np.asarray(df, dtype=np.int64))
+    if not terms:
+        return np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64)
+    union, inverse = np.unique(np.concatenate(terms), return_inverse=True)
+    total = np.bincount(inverse.ravel(), weights=np.concatenate(freqs), minlength=union.size)
+    keep = total > 0
+    return union[keep], total[keep].astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentPart:
+    """A segment as part of an index: ``positions`` maps its documents to the index's
+    positions (-1: deleted; None: 0..size-1), ``doc_freqs`` counts only its live documents
+    (None: the segment's own, nothing deleted)."""
+
+    segment: Segment
+    positions: np.ndarray | None = None
+    doc_freqs: np.ndarray | None = None
+
+    def df(self, term_id: int) -> int:
+        source = self.segment.doc_freqs if self.doc_freqs is None else self.doc_freqs
+        return int(source[term_id])
+
+
+def segment_of(texts: Iterable[str], params: BM25Params) -> Segment:
+    """A segment over ``texts`` with ``params``' text pipeline (streams: no token lists)."""
+    writer = SegmentWriter()
+    for text in texts:
+        writer.add(*params.text.terms(text))
+    return writer.finish()
+
+
 class BM25Index:
-    """BM25 over a list of texts; ``search`` returns positions into that list."""
+    """BM25 over a list of texts; ``search`` returns positions into that list.
 
-    def __init__(self, texts: Sequence[str], params: BM25Params = BM25Params()) -> None:
+    Postings hold term frequencies; weights are computed per query from the corpus
+    statistics (float64, rounded to float32 per posting, summed per chunk in query-term
+    order, as when they were precomputed). An index is one segment or several
+    (:class:`SegmentPart`, incremental indexes) with statistics over all of them."""
+
+    def __init__(self, texts: Iterable[str], params: BM25Params = BM25Params()) -> None:
+        segment = segment_of(texts, params)
+        stats = CorpusStats.of(segment.doc_freqs, segment.size, int(segment.doc_lengths.sum()))
+        self._setup(params, [SegmentPart(segment)], stats, segment.size)
+
+    @classmethod
+    def from_parts(
+        cls, params: BM25Params, parts: Sequence[SegmentPart], stats: CorpusStats, size: int
+    ) -> BM25Index:
+        obj = cls.__new__(cls)
+        obj._setup(params, list(parts), stats, size)
+        return obj
+
+    def _setup(
+        self, params: BM25Params, parts: list[SegmentPart], stats: CorpusStats, size: int
+    ) -> None:
         self.params = params
-        self.size = len(texts)
-        self.vocab: dict[str, int] = {}
-        terms = [params.text.terms(t) for t in texts]
-        self._build([t for t, _ in terms], [n for _, n in terms])
+        self.parts = parts
+        self.stats = stats
+        self.size = size
+        self._lock = threading.Lock()
+        self._acc: np.ndarray | None = None
+        self._owner: np.ndarray | None = None
 
-    def _build(self, docs: list[list[str]], doc_lengths: list[int]) -> None:
-        term_ids: list[np.ndarray] = []
-        tfs: list[np.ndarray] = []
-        for toks in docs:
-            counts = Counter(toks)
-            ids = [self.vocab.setdefault(t, len(self.vocab)) for t in counts]
-            term_ids.append(np.asarray(ids, dtype=np.int64))
-            tfs.append(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
-        lengths = np.asarray(doc_lengths, dtype=np.float64)
-        doc_of = np.repeat(np.arange(len(docs), dtype=np.int64), [len(t) for t in term_ids])
-        terms = np.concatenate(term_ids) if term_ids else np.zeros(0, dtype=np.int64)
-        tf = np.concatenate(tfs) if tfs else np.zeros(0)
-        order = np.argsort(terms, kind="stable")  # postings grouped by term, docs ascending
-        self._docs = doc_of[order].astype(np.int32)
-        df = np.bincount(terms, minlength=len(self.vocab)).astype(np.float64)
-        self._offsets = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
-        avgdl = float(lengths.mean()) if len(docs) and lengths.sum() else 1.0
+    # -- scoring ---------------------------------------------------------------------------
+    def _idf(self, df: int) -> float:
+        n = self.stats.n_docs
+        idf = math.log(n - df + 0.5) - math.log(df + 0.5)
+        return self.params.epsilon * self.stats.idf_mean if idf < 0 else idf
+
+    def _weights(self, idf: float, tf: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         k1, b = self.params.k1, self.params.b
-        norm = k1 * (1 - b + b * lengths / avgdl)
-        tf_sorted = tf[order]
-        idf = okapi_idf(df, len(docs), self.params.epsilon)
-        self._weights = (
-            idf[terms[order]] * tf_sorted * (k1 + 1) / (tf_sorted + norm[self._docs])
-        ).astype(np.float32)
+        norm = k1 * (1 - b + b * lengths.astype(np.float64) / self.stats.avgdl)
+        tf = tf.astype(np.float64)
+        return (idf * tf * (k1 + 1) / (tf + norm)).astype(np.float32)
 
-    def _postings(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """Chunk ids and weights of every posting of the query's terms, term by term."""
-        ids = [self.vocab[t] for t in self.params.text.tokens(query) if t in self.vocab]
-        if not ids or not self.size:
-            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
-        parts = [slice(self._offsets[i], self._offsets[i + 1]) for i in ids]
-        docs = np.concatenate([self._docs[p] for p in parts])
-        weights = np.concatenate([self._weights[p] for p in parts])
-        return docs, weights
+    def _term(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """Positions and weights of one term's postings over every segment."""
+        found = [(p, p.segment.term_id(term)) for p in self.parts]
+        found = [(p, t) for p, t in found if t >= 0]
+        df = sum(p.df(t) for p, t in found)
+        if not df:
+            return None
+        idf = self._idf(df)
+        docs, weights = [], []
+        for part, t in found:
+            local, tf = part.segment.postings_of(t)
+            w = self._weights(idf, tf, part.segment.doc_lengths[local])
+            if part.positions is not None:
+                local = part.positions[local]
+                live = local >= 0
+                local, w = local[live], w[live]
+            docs.append(local)
+            weights.append(w)
+        if len(docs) == 1:
+            return docs[0], weights[0]
+        return np.concatenate(docs), np.concatenate(weights)
+
+    def _postings(self, query: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per query term (repeats count again), its postings' positions and weights."""
+        if not self.size:
+            return []
+        terms = [self._term(t) for t in self.params.text.tokens(query)]
+        return [t for t in terms if t is not None]
+
+    def _accumulate(self, terms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[
+        np.ndarray, np.ndarray
+    ]:
+        """The distinct positions the terms touch (any order) and their summed scores."""
+        if len(terms) == 1:
+            return terms[0]
+        total = sum(d.size for d, _ in terms)
+        if total * 8 > self.size:  # dense: a pass over the chunks costs no more
+            docs = np.concatenate([d for d, _ in terms])
+            weights = np.concatenate([w for _, w in terms])
+            sums = np.bincount(docs, weights=weights, minlength=self.size)
+            touched = np.flatnonzero(np.bincount(docs, minlength=self.size))
+            return touched, sums[touched].astype(np.float32)
+        with self._lock:
+            return self._sparse(terms, total)
+
+    def _sparse(self, terms: list[tuple[np.ndarray, np.ndarray]], total: int) -> tuple[
+        np.ndarray, np.ndarray
+    ]:
+        """Sums in a scratch array touched only where the postings are (reset after)."""
+        if self._acc is None or self._owner is None:
+            self._acc = np.zeros(self.size, dtype=np.float64)
+            self._owner = np.zeros(self.size, dtype=np.int64)
+        acc, owner = self._acc, self._owner
+        for d, w in terms:  # a term's documents are distinct: += is exact, in term order
+            acc[d] += w
+        docs = np.concatenate([d for d, _ in terms])
+        slot = np.arange(total, dtype=np.int64)
+        owner[docs] = slot
+        docs = docs[owner[docs] == slot]  # one entry per document
+        sums = acc[docs].astype(np.float32)
+        acc[docs] = 0.0
+        return docs, sums
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every text for ``query``; terms the index lacks add nothing."""
-        docs, weights = self._postings(query)
-        if not docs.size:
+        terms = self._postings(query)
+        if not terms:
             return np.zeros(self.size, dtype=np.float32)
+        docs = np.concatenate([d for d, _ in terms])
+        weights = np.concatenate([w for _, w in terms])
         return np.bincount(docs, weights=weights, minlength=self.size).astype(np.float32)
 
     def matched(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """The chunks sharing a term with ``query`` (ascending) and their BM25 scores.
-
-        Sums per chunk in posting order, as :meth:`scores` does, so the values are equal.
-        """
-        docs, weights = self._postings(query)
-        if not docs.size:
+        """The chunks sharing a term with ``query`` (ascending) and their BM25 scores
+        (equal to :meth:`scores`' values)."""
+        terms = self._postings(query)
+        if not terms:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        if docs.size * 8 > self.size:  # dense enough: one pass over the chunks is cheaper
-            full = np.bincount(docs, weights=weights, minlength=self.size)
-            positions = np.flatnonzero(np.bincount(docs, minlength=self.size))
-            return positions, full[positions].astype(np.float32)
-        positions, inverse = np.unique(docs, return_inverse=True)
-        sums = np.bincount(inverse, weights=weights, minlength=positions.size)
-        return positions.astype(np.int64), sums.astype(np.float32)
+        docs, sums = self._accumulate(terms)
+        order = np.argsort(docs, kind="stable")
+        return docs[order].astype(np.int64), sums[order]
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
         """Top ``k`` chunks sharing a term with ``query``; ``mask`` (bool per text)
-        restricts the candidates."""
-        positions, scores = self.matched(query)
+        restricts the candidates. Costs what the query's postings cost: only the chunks
+        they touch are summed and ranked."""
+        terms = self._postings(query) if k > 0 else []
+        if not terms:
+            return Hits.empty()
+        docs, sums = self._accumulate(terms)
         if mask is not None:
-            keep = mask[positions]
-            positions, scores = positions[keep], scores[keep]
-        found = Hits.top(scores, k)
-        return Hits(positions[found.positions], found.scores)
+            keep = mask[docs]
+            docs, sums = docs[keep], sums[keep]
+        return top_k(docs, sums, k)
 
     # -- persistence: plain, inspectable files ---------------------------------------------
     def save(self, directory: str | Path) -> None:
+        """One segment's files and ``bm25.json`` (size, parameters, corpus statistics)."""
+        if len(self.parts) != 1 or self.parts[0].positions is not None:
+            raise ValueError("only a single-segment BM25 index is saved as one directory")
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        np.save(d / "postings_docs.npy", self._docs)
-        np.save(d / "postings_weights.npy", self._weights)
-        np.save(d / "term_offsets.npy", self._offsets)
-        meta = {"size": self.size, "params": asdict(self.params)}
+        self.parts[0].segment.save(d)
+        meta = {
+            "format": BM25_FORMAT,
+            "size": self.size,
+            "params": asdict(self.params),
+            "stats": asdict(self.stats),
+        }
         (d / "bm25.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        (d / "vocab.json").write_text(json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
     def load(cls, directory: str | Path) -> BM25Index:
+        """Memory-mapped: opening costs milliseconds whatever the index's size."""
         d = Path(directory)
         try:
             meta = json.loads((d / "bm25.json").read_text(encoding="utf-8"))
-            obj = cls.__new__(cls)
-            obj.params = BM25Params.from_dict(meta["params"])
-            obj.size = int(meta["size"])
-            obj.vocab = json.loads((d / "vocab.json").read_text(encoding="utf-8"))
-            obj._docs = np.load(d / "postings_docs.npy")
-            obj._weights = np.load(d / "postings_weights.npy")
-            obj._offsets = np.load(d / "term_offsets.npy")
+            if meta.get("format") != BM25_FORMAT:
+                raise InputError(
+                    f"{d}: BM25 files of an older finchunk; rebuild with `finchunk index`"
+                )
+            params = BM25Params.from_dict(meta["params"])
+            stats = CorpusStats(**meta["stats"])
+            segment = Segment.load(d)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{d}: not a readable BM25 index ({exc})") from exc
         except InputError as exc:
             raise InputError(f"{d}: {exc}") from None
-        return obj
+        return cls.from_parts(params, [SegmentPart(segment)], stats, int(meta["size"]))
+
+
+def top_k(docs: np.ndarray, scores: np.ndarray, k: int) -> Hits:
+    """The ``k`` best of ``scores`` (one per entry of ``docs``, any order), ties broken by
+    position: a partition over the candidates only, then a sort of the few kept."""
+    if k <= 0 or not docs.size:
+        return Hits.empty()
+    if docs.size > k:
+        kth = np.partition(scores, docs.size - k)[docs.size - k]
+        keep = np.flatnonzero(scores >= kth)
+        docs, scores = docs[keep], scores[keep]
+    order = np.lexsort((docs, -scores))[:k]
+    return Hits(docs[order].astype(np.int64), scores[order].astype(np.float32))

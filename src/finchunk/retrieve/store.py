@@ -10,7 +10,8 @@ Layout (every file inspectable with ordinary tools)::
                                   metadata (JSON of the document's metadata)
     IDX/g000002/documents.parquet id, title, source, sha256, text, metadata: citations resolve
                                   against the stored text
-    IDX/g000002/bm25/             bm25s's own files (params, vocabulary, CSC matrix)
+    IDX/g000002/bm25/             BM25 (:mod:`finchunk.retrieve.postings`): sorted terms,
+                                  varint postings, lengths, memory-mapped
     IDX/g000002/vectors.npy       float32 (chunks × dim), L2-normalised, when built --dense
 
 Writes are atomic: a build (:mod:`finchunk.retrieve.build`) writes a new generation
@@ -54,7 +55,7 @@ from finchunk.retrieve.retriever import (
     make_retriever,
 )
 
-FORMAT = 1
+FORMAT = 2
 CURRENT = "CURRENT"
 MANIFEST = "manifest.json"
 CHUNKS = "chunks.parquet"
@@ -223,11 +224,9 @@ class Index:
         self.root = root
         self.gen = gen
         self.manifest = manifest
-        self.chunks: pa.Table = pq.read_table(gen / CHUNKS)
-        if self.chunks.num_rows != manifest.chunks:
-            raise InputError(
-                f"{gen}: {CHUNKS} has {self.chunks.num_rows} rows, manifest says {manifest.chunks}"
-            )
+        rows = pq.read_metadata(gen / CHUNKS).num_rows
+        if rows != manifest.chunks:
+            raise InputError(f"{gen}: {CHUNKS} has {rows} rows, manifest says {manifest.chunks}")
         self._lexical: dict[BM25Params, LexicalIndex] = {}
         self._vectors: np.ndarray | None = None
         self._dense: dict[str, DenseIndex] = {}
@@ -247,6 +246,11 @@ class Index:
         manifest = Manifest.from_json(gen / MANIFEST)
         _check_version(root, manifest)
         return cls(root, gen, manifest)
+
+    @cached_property
+    def chunks(self) -> pa.Table:
+        """The chunk records (read on first use: opening an index reads only its manifest)."""
+        return pq.read_table(self.gen / CHUNKS)
 
     # metadata ---------------------------------------------------------------------------------
     @property

@@ -1,0 +1,132 @@
+"""How ``finchunk eval`` scales: wall time and peak RSS from 143 to 2,803 generated documents.
+
+Corpora: ``finchunk generate --issuers I --years 10 --funds 2I`` (3 research notes), I in
+10, 50, 200 → 143, 703, 2,803 documents. Each ``finchunk eval`` (3 strategies × header on
+and off: 6 variants, k 1-10, run files written) runs in a fresh process; its wall time and
+peak RSS are printed, then the exponent of time against documents (log-log slope, overall
+and between neighbours). At the largest size each variant also runs alone: its peak RSS is
+"that variant's needs", and the all-variant RSS is printed as a multiple of the largest.
+
+    python bench/eval_scaling.py [--issuers 10,50,200] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+RUN = """
+import resource, sys, time
+from finchunk.cli import main
+sys.argv = ["finchunk", *sys.argv[1:]]
+t0 = time.perf_counter()
+try:
+    main()
+except SystemExit as exc:
+    if exc.code:
+        raise
+wall = time.perf_counter() - t0
+print(f"@@ {wall:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f}",
+      file=sys.stderr)
+"""
+
+STRATEGIES = ("fixed", "recursive", "structure")
+
+
+def finchunk(*args: str) -> tuple[float, float]:
+    """Run the CLI in a fresh interpreter: (wall seconds, peak RSS MB)."""
+    out = subprocess.run(
+        [sys.executable, "-c", RUN, *args], capture_output=True, text=True, check=False
+    )
+    if out.returncode:
+        raise SystemExit(f"finchunk {' '.join(args)} failed:\n{out.stderr[-2000:]}")
+    line = [x for x in out.stderr.splitlines() if x.startswith("@@ ")][-1]
+    wall, rss = line.split()[1:]
+    return float(wall), float(rss)
+
+
+def generate(issuers: int, folder: Path) -> int:
+    finchunk(
+        "generate", "-o", str(folder), "--issuers", str(issuers), "--years", "10",
+        "--funds", str(2 * issuers),
+    )  # fmt: skip
+    return issuers * 10 + 4 * issuers + 3
+
+
+def eval_args(folder: Path, strategies: str, header: str) -> list[str]:
+    files = {p.stem: p for p in folder.iterdir()}
+    return [
+        "eval",
+        "--docs", str(files["documents"]),
+        "--passages", str(files["passages"]),
+        "--questions", str(files["questions"]),
+        "--strategies", strategies,
+        "--header", header,
+        "--run-out", str(folder / "runs"),
+        "--json", "-o", str(folder / "report.json"),
+    ]  # fmt: skip
+
+
+def slope(xs: list[float], ys: list[float]) -> float:
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    num = sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True))
+    return num / sum((a - mx) ** 2 for a in lx)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--issuers", default="10,50,200")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per size (the fastest kept)")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.issuers.split(",")]
+    docs, walls, rss = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for issuers in sizes:
+            folder = Path(tmp) / f"i{issuers}"
+            n = generate(issuers, folder)
+            runs = [
+                finchunk(*eval_args(folder, ",".join(STRATEGIES), "both"))
+                for _ in range(args.repeat)
+            ]
+            wall, peak = min(runs)
+            docs.append(n)
+            walls.append(wall)
+            rss.append(peak)
+            print(f"{n:6d} documents: eval {wall:7.2f} s, peak RSS {peak:7.1f} MB", flush=True)
+        for i in range(1, len(docs)):
+            local = slope(docs[i - 1 : i + 1], walls[i - 1 : i + 1])
+            print(f"exponent {docs[i - 1]}→{docs[i]}: {local:.3f}")
+        overall = slope(docs, walls)
+        print(f"exponent overall (log-log fit, {docs[0]}→{docs[-1]} documents): {overall:.3f}")
+        folder = Path(tmp) / f"i{sizes[-1]}"
+        alone = {}
+        for s in STRATEGIES:
+            for header in ("on", "off"):
+                alone[f"{s}/{header}"] = finchunk(*eval_args(folder, s, header))[1]
+        largest = max(alone.values())
+        print(
+            "peak RSS of each variant alone (MB): "
+            + ", ".join(f"{k} {v:.0f}" for k, v in alone.items())
+        )
+        print(f"all six variants: {rss[-1]:.0f} MB = {rss[-1] / largest:.2f}× the largest alone")
+    if args.json:
+        figures = {
+            "documents": docs,
+            "wall_s": walls,
+            "rss_mb": rss,
+            "exponent": overall,
+            "alone_rss_mb": alone,
+        }
+        args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

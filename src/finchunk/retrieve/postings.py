@@ -1,0 +1,235 @@
+"""Compact inverted files for BM25: one segment's terms, postings and document lengths.
+
+A segment is a handful of plain files (``numpy.load`` and a text editor read them all)::
+
+    terms.txt           the terms, sorted (UTF-8 byte order), one per line; a term's id
+                        is its line number
+    term_starts.npy     uint64 (terms + 1): byte offset of each line in terms.txt
+    doc_freqs.npy       uint32 (terms): documents containing the term
+    postings.npy        uint8: per term, its documents as gaps (first: the id itself), then
+                        its term frequencies, each a LEB128 varint (1 byte below 128)
+    posting_starts.npy  uint64 (terms + 1): byte offset of each term's postings
+    doc_lengths.npy     uint32 (documents): the length BM25 normalises by
+
+Everything is opened memory-mapped, so opening costs milliseconds whatever the size; a
+query reads only its terms' bytes. :class:`SegmentWriter` takes documents in batches and
+keeps only integer arrays (no token lists) until :meth:`SegmentWriter.finish`.
+"""
+
+from __future__ import annotations
+
+import mmap
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+TERMS = "terms.txt"
+TERM_STARTS = "term_starts.npy"
+DOC_FREQS = "doc_freqs.npy"
+POSTINGS = "postings.npy"
+POSTING_STARTS = "posting_starts.npy"
+DOC_LENGTHS = "doc_lengths.npy"
+FILES = (TERMS, TERM_STARTS, DOC_FREQS, POSTINGS, POSTING_STARTS, DOC_LENGTHS)
+
+_MAX_BYTES = 5  # a uint32 takes at most five 7-bit groups
+
+
+def encode_varints(values: np.ndarray) -> np.ndarray:
+    """Non-negative integers (< 2**32) as LEB128 varints, vectorised."""
+    v = np.asarray(values, dtype=np.uint64)
+    nbytes = np.ones(v.size, dtype=np.int64)
+    for j in range(1, _MAX_BYTES):
+        nbytes += v >= (1 << (7 * j))
+    starts = np.cumsum(nbytes) - nbytes
+    out = np.empty(int(nbytes.sum()), dtype=np.uint8)
+    for j in range(_MAX_BYTES):
+        sel = np.flatnonzero(nbytes > j)
+        if not sel.size:
+            break
+        group = ((v[sel] >> np.uint64(7 * j)) & np.uint64(0x7F)).astype(np.uint8)
+        out[starts[sel] + j] = group | np.where(nbytes[sel] > j + 1, 0x80, 0).astype(np.uint8)
+    return out
+
+
+def decode_varints(data: np.ndarray) -> np.ndarray:
+    """The integers of a LEB128 byte run (int64), vectorised; one-byte runs are one cast."""
+    b = np.asarray(data, dtype=np.uint8)
+    stop = b < 0x80
+    if stop.all():
+        return b.astype(np.int64)
+    ends = np.flatnonzero(stop)
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    first = np.zeros(b.size, dtype=np.int64)
+    first[starts] = starts
+    shift = (np.arange(b.size, dtype=np.int64) - np.maximum.accumulate(first)) * 7
+    return np.add.reduceat((b & 0x7F).astype(np.int64) << shift, starts)
+
+
+class _Lines(Sequence[bytes]):
+    """The lines of a memory-mapped sorted term file, as a sequence for :func:`bisect`."""
+
+    def __init__(self, blob: bytes | mmap.mmap, starts: np.ndarray) -> None:
+        self._blob = blob
+        self._starts = starts
+
+    def __len__(self) -> int:
+        return max(int(self._starts.size) - 1, 0)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._blob[self._starts[i] : self._starts[i + 1] - 1]
+
+
+class Segment:
+    """One segment's inverted file, in memory or memory-mapped from its directory."""
+
+    def __init__(
+        self,
+        terms: bytes | mmap.mmap,
+        term_starts: np.ndarray,
+        doc_freqs: np.ndarray,
+        postings: np.ndarray,
+        posting_starts: np.ndarray,
+        doc_lengths: np.ndarray,
+    ) -> None:
+        self._terms = _Lines(terms, term_starts.astype(np.int64))
+        self.doc_freqs = doc_freqs
+        self.postings = postings
+        self.posting_starts = posting_starts
+        self.doc_lengths = doc_lengths
+
+    @property
+    def size(self) -> int:
+        return int(self.doc_lengths.size)
+
+    @property
+    def n_terms(self) -> int:
+        return len(self._terms)
+
+    def term_id(self, term: str) -> int:
+        """The id of ``term`` in this segment, -1 when absent (a binary search)."""
+        key = term.encode("utf-8")
+        i = bisect_left(self._terms, key)
+        return i if i < len(self._terms) and self._terms[i] == key else -1
+
+    def terms(self) -> list[bytes]:
+        """Every term, in id order (sorted)."""
+        return [self._terms[i] for i in range(len(self._terms))]
+
+    def postings_of(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """The documents (ascending, int64) containing the term and its frequency in each."""
+        lo, hi = int(self.posting_starts[term_id]), int(self.posting_starts[term_id + 1])
+        values = decode_varints(self.postings[lo:hi])
+        n = int(self.doc_freqs[term_id])
+        return np.cumsum(values[:n]), values[n:]
+
+    def save(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        blob = self._terms._blob
+        (directory / TERMS).write_bytes(bytes(blob))
+        np.save(directory / TERM_STARTS, self._terms._starts)
+        np.save(directory / DOC_FREQS, self.doc_freqs)
+        np.save(directory / POSTINGS, self.postings)
+        np.save(directory / POSTING_STARTS, self.posting_starts)
+        np.save(directory / DOC_LENGTHS, self.doc_lengths)
+
+    @classmethod
+    def load(cls, directory: Path) -> Segment:
+        """Memory-mapped (an empty terms file is read as bytes: mmap refuses length 0)."""
+        with (directory / TERMS).open("rb") as fh:
+            size = fh.seek(0, 2)
+            blob = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+
+        def arr(name: str) -> np.ndarray:  # a plain view: memmap's own indexing is slow
+            return np.load(directory / name, mmap_mode="r").view(np.ndarray)
+
+        return cls(
+            blob,
+            arr(TERM_STARTS),
+            arr(DOC_FREQS),
+            arr(POSTINGS),
+            arr(POSTING_STARTS),
+            arr(DOC_LENGTHS),
+        )
+
+
+class SegmentWriter:
+    """Documents' terms in, a :class:`Segment` out; holds integer arrays, not token lists."""
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self._terms: list[np.ndarray] = []
+        self._tfs: list[np.ndarray] = []
+        self._counts: list[int] = []
+        self._lengths: list[int] = []
+
+    def add(self, terms: Iterable[str], length: int) -> None:
+        counts = Counter(terms)
+        vocab = self.vocab
+        ids = [vocab.setdefault(t, len(vocab)) for t in counts]
+        self._terms.append(np.asarray(ids, dtype=np.int32))
+        self._tfs.append(np.fromiter(counts.values(), dtype=np.uint32, count=len(counts)))
+        self._counts.append(len(counts))
+        self._lengths.append(length)
+        if len(self._terms) >= 4096:  # a few big arrays, not one small array per document
+            self._terms = [np.concatenate(self._terms)]
+            self._tfs = [np.concatenate(self._tfs)]
+
+    def finish(self) -> Segment:
+        n_docs = len(self._lengths)
+        terms = np.concatenate(self._terms) if self._terms else np.zeros(0, dtype=np.int32)
+        tf = np.concatenate(self._tfs) if self._tfs else np.zeros(0, dtype=np.uint32)
+        docs = np.repeat(np.arange(n_docs, dtype=np.int64), self._counts)
+        words = sorted(self.vocab, key=lambda w: w.encode("utf-8"))
+        rank = np.empty(len(words), dtype=np.int64)
+        rank[[self.vocab[w] for w in words]] = np.arange(len(words))
+        sorted_terms = rank[terms] if terms.size else terms.astype(np.int64)
+        order = np.argsort(sorted_terms, kind="stable")  # by term, documents ascending
+        df = np.bincount(sorted_terms, minlength=len(words))
+        return _encode(words, df, docs[order], tf[order], np.asarray(self._lengths, np.uint32))
+
+
+def _encode(
+    words: list[str], df: np.ndarray, docs: np.ndarray, tf: np.ndarray, lengths: np.ndarray
+) -> Segment:
+    """Postings grouped by term (documents ascending) → the segment's byte layout."""
+    term_of = np.repeat(np.arange(len(words)), df)
+    first = np.concatenate([[0], np.cumsum(df)[:-1]]).astype(np.int64) if len(words) else df
+    gaps = docs.copy()
+    if docs.size:
+        gaps[1:] -= docs[:-1]
+        gaps[first[df > 0]] = docs[first[df > 0]]
+    gap_bytes = encode_varints(gaps)
+    tf_bytes = encode_varints(tf)
+    gap_len = np.bincount(term_of, weights=_varint_sizes(gaps), minlength=len(words))
+    tf_len = np.bincount(term_of, weights=_varint_sizes(tf), minlength=len(words))
+    per_term = (gap_len + tf_len).astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(per_term)]).astype(np.uint64)
+    out = np.empty(int(starts[-1]), dtype=np.uint8)
+    terms = np.arange(len(words))
+    begin = starts[:-1].astype(np.int64)
+    gap_at = np.cumsum(gap_len).astype(np.int64) - gap_len.astype(np.int64)
+    tf_at = np.cumsum(tf_len).astype(np.int64) - tf_len.astype(np.int64)
+    gap_term = np.repeat(terms, gap_len.astype(np.int64))
+    tf_term = np.repeat(terms, tf_len.astype(np.int64))
+    out[np.arange(gap_bytes.size) + (begin - gap_at)[gap_term]] = gap_bytes
+    tf_shift = begin + gap_len.astype(np.int64) - tf_at
+    out[np.arange(tf_bytes.size) + tf_shift[tf_term]] = tf_bytes
+    if any("\n" in w for w in words):
+        raise ValueError("BM25 terms cannot contain a newline")
+    encoded = [w.encode("utf-8") for w in words]
+    term_starts = np.concatenate([[0], np.cumsum([len(e) + 1 for e in encoded])]).astype(np.uint64)
+    blob = b"".join(e + b"\n" for e in encoded)
+    return Segment(blob, term_starts, df.astype(np.uint32), out, starts, lengths)
+
+
+def _varint_sizes(values: np.ndarray) -> np.ndarray:
+    v = np.asarray(values, dtype=np.uint64)
+    n = np.ones(v.size, dtype=np.int64)
+    for j in range(1, _MAX_BYTES):
+        n += v >= (1 << (7 * j))
+    return n
