@@ -156,17 +156,21 @@ def _ranked_report(
     """The report, with a progress bar that advances once per question and variant; each
     variant's run written to ``run_out`` (TREC and JSONL) when given (said on stderr when
     stdout is the JSON report)."""
-    from finchunk.evaluate.harness import evaluate_runs
+    from finchunk.evaluate.harness import VariantRun, evaluate_runs
     from finchunk.evaluate.runs import write_run_files
+
+    def write(vr: VariantRun) -> None:  # each run goes to disk as soon as it is scored
+        if run_out is not None:
+            write_run_files(vr.run, run_out)
 
     with progress_bar() as bar:
         task = bar.add_task("ranking", total=len(variants) * len(corpus.answerable))
-        report, runs = evaluate_runs(corpus, variants, ks, settings, lambda: bar.advance(task))
+        report, _ = evaluate_runs(
+            corpus, variants, ks, settings, lambda: bar.advance(task), on_run=write, keep_runs=False
+        )
     if run_out is not None:
-        for vr in runs:
-            write_run_files(vr.run, run_out)
         (err_console if as_json else console).print(
-            f"runs → {run_out}/ ({len(runs)} runs, .trec and .jsonl)"
+            f"runs → {run_out}/ ({len(variants)} runs, .trec and .jsonl)"
         )
     return report
 

@@ -263,19 +263,23 @@ def corpus_row(corpus: Corpus) -> dict[str, int]:
     }
 
 
-def comparison_rows(
-    runs: Sequence[VariantRun], gold: GoldSet, k: int, threshold: float
-) -> list[dict[str, Any]]:
-    """Each variant against the first on Recall@k: the difference, wins and losses per
-    question, and whether a paired bootstrap's 95 % interval holds 0."""
-    if len(runs) < 2:
-        return []
+def recall_per_query(vr: VariantRun, gold: GoldSet, k: int, threshold: float) -> list[float]:
+    """Recall@k per question: all the comparisons need of a run once it is scored."""
     m = Recall(k, threshold)
-    base = score(runs[0].run, gold, [m]).per_query[m]
-    rows = []
-    for vr in runs[1:]:
-        c = compare(base, score(vr.run, gold, [m]).per_query[m], str(m))
-        rows.append({"a": runs[0].variant.name, "b": vr.variant.name, **c.as_dict()})
+    return score(vr.run, gold, [m]).per_query[m]
+
+
+def comparison_rows(
+    per_query: Sequence[tuple[str, list[float]]], k: int, threshold: float
+) -> list[dict[str, Any]]:
+    """Each variant (name, Recall@k per question) against the first: the difference, wins
+    and losses per question, and whether a paired bootstrap's 95 % interval holds 0."""
+    if len(per_query) < 2:
+        return []
+    label = str(Recall(k, threshold))
+    (base_name, base), rows = per_query[0], []
+    for name, values in per_query[1:]:
+        rows.append({"a": base_name, "b": name, **compare(base, values, label).as_dict()})
     return rows
 
 
@@ -307,12 +311,21 @@ def evaluate_runs(
     ks: Sequence[int],
     settings: EvalSettings = EvalSettings(),
     on_question: Tick | None = None,
+    *,
+    on_run: Callable[[VariantRun], None] | None = None,
+    keep_runs: bool = True,
 ) -> tuple[dict[str, Any], list[VariantRun]]:
-    """The report ``finchunk eval --json`` writes, and the runs behind it."""
+    """The report ``finchunk eval --json`` writes, and the runs behind it.
+
+    Each variant is chunked, ranked and scored in turn, then handed to ``on_run`` (e.g. to
+    write its run files); with ``keep_runs=False`` it is dropped right after, so memory
+    holds one variant at a time (the comparisons keep only Recall@k per question) and the
+    returned list is empty."""
     gold = gold_from_corpus(corpus)
     report: dict[str, Any] = {"corpus": corpus_row(corpus), "results": [], "by_type": []}
     report["chunks"] = []
-    runs = []
+    compare_k = 5 if 5 in ks else max(ks)
+    runs, per_query = [], []
     for v in variants:
         vr = run_variant(corpus, v, settings.depth(ks), settings, on_question)
         results, by_type = result_rows(vr, gold, ks, settings.threshold)
@@ -321,9 +334,13 @@ def evaluate_runs(
         report["chunks"].append(chunk_row(vr))
         if settings.budgets:
             report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings))
-        runs.append(vr)
-    compare_k = 5 if 5 in ks else max(ks)
-    report["comparisons"] = comparison_rows(runs, gold, compare_k, settings.threshold)
+        per_query.append((v.name, recall_per_query(vr, gold, compare_k, settings.threshold)))
+        if on_run is not None:
+            on_run(vr)
+        if keep_runs:
+            runs.append(vr)
+        del vr
+    report["comparisons"] = comparison_rows(per_query, compare_k, settings.threshold)
     return report, runs
 
 
@@ -334,5 +351,5 @@ def evaluate(
     settings: EvalSettings = EvalSettings(),
     on_question: Tick | None = None,
 ) -> dict[str, Any]:
-    """The report ``finchunk eval --json`` writes."""
-    return evaluate_runs(corpus, variants, ks, settings, on_question)[0]
+    """The report ``finchunk eval --json`` writes (one variant in memory at a time)."""
+    return evaluate_runs(corpus, variants, ks, settings, on_question, keep_runs=False)[0]

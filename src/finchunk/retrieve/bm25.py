@@ -125,14 +125,14 @@ class CorpusStats:
     def of(cls, doc_freqs: np.ndarray, n_docs: int, total_length: int) -> CorpusStats:
         """From the document frequencies of every term (sorted terms; zeros ignored)."""
         df = np.asarray(doc_freqs)
-        df = df[df > 0]
-        mean = float(raw_idf(df, n_docs).mean()) if df.size else 0.0
+        df = df[df > 0]  # exact sum: the same mean whatever order the terms come in
+        mean = math.fsum(raw_idf(df, n_docs).tolist()) / df.size if df.size else 0.0
         return cls(int(n_docs), int(total_length), mean)
 
 
-def merge_doc_freqs(parts: Iterable[tuple[Sequence[bytes], np.ndarray]]) -> tuple[
-    np.ndarray, np.ndarray
-]:
+def merge_doc_freqs(
+    parts: Iterable[tuple[Sequence[bytes], np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
     """Vocabularies with their document frequencies (one pair per shard or segment) → the
     sorted union of the terms (UTF-8 bytes) and their summed frequencies; terms whose total
     is 0 (only in deleted documents) are dropped. The one function that merges BM25
@@ -162,6 +162,38 @@ class SegmentPart:
     def df(self, term_id: int) -> int:
         source = self.segment.doc_freqs if self.doc_freqs is None else self.doc_freqs
         return int(source[term_id])
+
+
+def corpus_stats(parts: Sequence[SegmentPart]) -> CorpusStats:
+    """The statistics of the live documents of ``parts``: what a full rebuild over them
+    computes (integer counts and lengths; the idf mean summed exactly)."""
+    n = total = 0
+    for p in parts:
+        lengths = p.segment.doc_lengths
+        if p.positions is not None:
+            lengths = lengths[p.positions >= 0]
+        n += int(lengths.size)
+        total += int(lengths.sum(dtype=np.int64))
+    return CorpusStats.of(_live_doc_freqs(parts) if parts else np.zeros(0), n, total)
+
+
+def _live_doc_freqs(parts: Sequence[SegmentPart]) -> np.ndarray:
+    """Each live term's document frequency over ``parts`` (in no particular order): the
+    largest segment's array, the other segments' terms looked up in it."""
+    live = [p.segment.doc_freqs if p.doc_freqs is None else p.doc_freqs for p in parts]
+    big = max(range(len(parts)), key=lambda i: parts[i].segment.n_terms)
+    base, df = parts[big].segment, np.array(live[big], dtype=np.int64)
+    extra: dict[bytes, int] = {}
+    for i, part in enumerate(parts):
+        if i == big:
+            continue
+        for term, count in zip(part.segment.terms(), live[i].tolist(), strict=True):
+            j = base.term_id(term) if count else -1
+            if j >= 0:
+                df[j] += count
+            elif count:
+                extra[term] = extra.get(term, 0) + count
+    return np.concatenate([df, np.fromiter(extra.values(), dtype=np.int64, count=len(extra))])
 
 
 def segment_of(texts: Iterable[str], params: BM25Params) -> Segment:
@@ -201,6 +233,7 @@ class BM25Index:
         self.stats = stats
         self.size = size
         self._lock = threading.Lock()
+        self._norms: list[np.ndarray | None] = [None] * len(parts)
         self._acc: np.ndarray | None = None
         self._owner: np.ndarray | None = None
 
@@ -210,24 +243,35 @@ class BM25Index:
         idf = math.log(n - df + 0.5) - math.log(df + 0.5)
         return self.params.epsilon * self.stats.idf_mean if idf < 0 else idf
 
-    def _weights(self, idf: float, tf: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        k1, b = self.params.k1, self.params.b
-        norm = k1 * (1 - b + b * lengths.astype(np.float64) / self.stats.avgdl)
-        tf = tf.astype(np.float64)
-        return (idf * tf * (k1 + 1) / (tf + norm)).astype(np.float32)
+    def _norm(self, i: int) -> np.ndarray:
+        """Part ``i``'s length normalisation per document (computed on first use)."""
+        if self._norms[i] is None:
+            k1, b = self.params.k1, self.params.b
+            lengths = self.parts[i].segment.doc_lengths.astype(np.float64)
+            self._norms[i] = k1 * (1 - b + b * lengths / self.stats.avgdl)
+        return self._norms[i]
+
+    def _weights(self, idf: float, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
+        """``idf * tf * (k1 + 1) / (tf + norm)`` in float64 (in place), then float32."""
+        t = tf.astype(np.float64)
+        num = t * idf
+        num *= self.params.k1 + 1
+        norm += t
+        num /= norm
+        return num.astype(np.float32)
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """Positions and weights of one term's postings over every segment."""
-        found = [(p, p.segment.term_id(term)) for p in self.parts]
-        found = [(p, t) for p, t in found if t >= 0]
-        df = sum(p.df(t) for p, t in found)
+        found = [(i, p, p.segment.term_id(term)) for i, p in enumerate(self.parts)]
+        found = [(i, p, t) for i, p, t in found if t >= 0]
+        df = sum(p.df(t) for _, p, t in found)
         if not df:
             return None
         idf = self._idf(df)
         docs, weights = [], []
-        for part, t in found:
+        for i, part, t in found:
             local, tf = part.segment.postings_of(t)
-            w = self._weights(idf, tf, part.segment.doc_lengths[local])
+            w = self._weights(idf, tf, self._norm(i)[local])
             if part.positions is not None:
                 local = part.positions[local]
                 live = local >= 0
@@ -245,9 +289,9 @@ class BM25Index:
         terms = [self._term(t) for t in self.params.text.tokens(query)]
         return [t for t in terms if t is not None]
 
-    def _accumulate(self, terms: list[tuple[np.ndarray, np.ndarray]]) -> tuple[
-        np.ndarray, np.ndarray
-    ]:
+    def _accumulate(
+        self, terms: list[tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The distinct positions the terms touch (any order) and their summed scores."""
         if len(terms) == 1:
             return terms[0]
@@ -256,14 +300,16 @@ class BM25Index:
             docs = np.concatenate([d for d, _ in terms])
             weights = np.concatenate([w for _, w in terms])
             sums = np.bincount(docs, weights=weights, minlength=self.size)
-            touched = np.flatnonzero(np.bincount(docs, minlength=self.size))
+            # weights are > 0 unless an idf is 0: only then are the postings counted
+            positive = weights.min() > 0
+            touched = np.flatnonzero(sums if positive else np.bincount(docs, minlength=self.size))
             return touched, sums[touched].astype(np.float32)
         with self._lock:
             return self._sparse(terms, total)
 
-    def _sparse(self, terms: list[tuple[np.ndarray, np.ndarray]], total: int) -> tuple[
-        np.ndarray, np.ndarray
-    ]:
+    def _sparse(
+        self, terms: list[tuple[np.ndarray, np.ndarray]], total: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Sums in a scratch array touched only where the postings are (reset after)."""
         if self._acc is None or self._owner is None:
             self._acc = np.zeros(self.size, dtype=np.float64)

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 import finchunk
 from finchunk.chunk import Strategy, make_chunker
@@ -23,13 +24,21 @@ from finchunk.errors import InputError, ParseError
 from finchunk.files import read_bytes
 from finchunk.model import Document
 from finchunk.parse import SUPPORTED_SUFFIXES, load
-from finchunk.records import CHUNK_SCHEMA, chunk_table, document_records, metadata_json
-from finchunk.retrieve.bm25 import BM25Params
+from finchunk.records import chunk_table, document_records, metadata_json
+from finchunk.retrieve.bm25 import BM25Params, SegmentPart, corpus_stats
 from finchunk.retrieve.dense import Embedder, embed_passages, make_embedder
 from finchunk.retrieve.filters import canonical_metadata
+from finchunk.retrieve.postings import Segment
+from finchunk.retrieve.segments import (
+    BM25_DIR,
+    CHUNKS,
+    SegmentBuilder,
+    live_doc_freqs,
+    positions_of,
+)
 from finchunk.retrieve.store import (
-    DOC_SCHEMA,
     FORMAT,
+    LIVE_DF,
     MANIFEST,
     DocEntry,
     Index,
@@ -210,12 +219,15 @@ class BuildReport:
 
 @dataclass
 class _Piece:
-    """One document's rows in the new index: reused from the old one, or fresh."""
+    """One document of the new index: kept where it is, copied from an old segment (a
+    merge), or made from its source."""
 
     entry: DocEntry
-    old_rows: tuple[int, int] | None = None
-    table: pa.Table | None = None
-    doc_row: dict[str, Any] | None = None
+    source: Source | None = None  # None: the old index holds it
+
+
+#: Segments beyond this many are merged into one on the next build.
+MAX_SEGMENTS = 8
 
 
 def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None, set[str]]:
@@ -237,12 +249,8 @@ def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None
     return old, None, ids
 
 
-def _fresh_piece(src: Source, chunker: Any) -> _Piece:
-    doc = src.loader()
-    records = document_records(doc, chunker.chunk(doc))
-    meta = canonical_metadata(doc.metadata)
-    entry = DocEntry(doc.id, doc.title, src.source, src.sha256, meta, 0, len(records))
-    row = {
+def _doc_row(doc: Document, src: Source, meta: dict[str, str]) -> dict[str, Any]:
+    return {
         "id": doc.id,
         "title": doc.title,
         "source": src.source,
@@ -250,78 +258,147 @@ def _fresh_piece(src: Source, chunker: Any) -> _Piece:
         "text": doc.text,
         "metadata": metadata_json(meta),
     }
-    return _Piece(entry, table=chunk_table(records), doc_row=row)
 
 
 def _plan(
-    sources: Sequence[Source],
-    old: Index | None,
-    previous: set[str],
-    config: IndexConfig,
-    progress: Progress,
-    report: BuildReport,
+    sources: Sequence[Source], old: Index | None, previous: set[str], report: BuildReport
 ) -> list[_Piece]:
-    chunker = make_chunker(
-        config.strategy, size=config.size, overlap=config.overlap, header=config.header
-    )
+    """Which documents are kept (same content hash) and which are made again; nothing is
+    parsed yet."""
     old_docs = {d.id: d for d in old.manifest.documents} if old else {}
-    progress.stage("parsing and chunking", len(sources))
     pieces = []
     for src in sources:
         prev = old_docs.get(src.doc_id)
         if prev is not None and prev.sha256 == src.sha256:
-            e = DocEntry(**asdict(prev))
-            pieces.append(_Piece(e, old_rows=(prev.first_chunk, prev.chunks)))
+            pieces.append(_Piece(DocEntry(**asdict(prev))))
             report.unchanged.append(src.doc_id)
         else:
-            pieces.append(_fresh_piece(src, chunker))
+            pieces.append(_Piece(DocEntry(src.doc_id, "", src.source, src.sha256, {}, 0, 0), src))
             (report.updated if src.doc_id in previous else report.added).append(src.doc_id)
-        progress.advance()
     given = {s.doc_id for s in sources}
     report.removed = sorted(d for d in previous if d not in given)
     return pieces
 
 
-def _assemble_chunks(pieces: list[_Piece], old: Index | None) -> tuple[pa.Table, np.ndarray]:
-    """The new chunks table (documents in source order) and, per row, the old row or -1."""
-    tables, origin, pos = [], [], 0
-    for p in pieces:
-        p.entry.first_chunk = pos
-        if p.old_rows is not None and old is not None:
-            start, count = p.old_rows
-            tables.append(old.chunks.slice(start, count).cast(CHUNK_SCHEMA))
-            origin.append(np.arange(start, start + count))
-        elif p.table is not None:
-            tables.append(p.table)
-            origin.append(np.full(p.table.num_rows, -1))
-        pos += p.entry.chunks
-    table = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
-    rows = np.concatenate(origin) if origin else np.zeros(0, dtype=np.int64)
-    return table, rows
+class _Writer:
+    """Fills the new segment: documents from their sources (parsed, chunked and embedded
+    one at a time) or, in a merge, copied from the old segments."""
+
+    def __init__(
+        self,
+        builder: SegmentBuilder,
+        config: IndexConfig,
+        old: Index | None,
+        embedder: Embedder | None,
+    ) -> None:
+        self.builder, self.old, self.embedder = builder, old, embedder
+        self.chunker = make_chunker(
+            config.strategy, size=config.size, overlap=config.overlap, header=config.header
+        )
+        self._old_rows: dict[str, pa.Table] = {}
+        self._old_docs: dict[str, dict[str, Any]] | None = None
+
+    def fresh(self, piece: _Piece) -> None:
+        src = piece.source
+        if src is None:
+            raise ValueError(f"{piece.entry.id}: no source to read")
+        doc = src.loader()
+        records = document_records(doc, self.chunker.chunk(doc))
+        meta = canonical_metadata(doc.metadata)
+        table = chunk_table(records)
+        vectors = None
+        if self.embedder is not None:
+            vectors = embed_passages(self.embedder, table.column("text").to_pylist())
+        e = piece.entry
+        e.title, e.metadata, e.chunks = doc.title, meta, len(records)
+        self._place(e, table, _doc_row(doc, src, meta), vectors)
+
+    def copy(self, piece: _Piece) -> None:
+        """A kept document moved into the new segment (merge): its rows, not its source."""
+        old, e = self.old, piece.entry
+        if old is None:
+            raise InputError(f"{e.id}: no previous index to copy it from")
+        if e.segment not in self._old_rows:
+            self._old_rows[e.segment] = old.segment_rows(e.segment)
+        if self._old_docs is None:
+            self._old_docs = old.document_rows()
+        table = self._old_rows[e.segment].slice(e.segment_row, e.chunks)
+        vectors = None
+        if self.embedder is not None:  # e.first_chunk is still its old position
+            vectors = np.asarray(old.vectors()[e.first_chunk : e.first_chunk + e.chunks])
+        self._place(e, table, self._old_docs[e.id], vectors)
+
+    def _place(self, e: DocEntry, table: pa.Table, row: dict[str, Any], vectors) -> None:
+        e.segment = self.builder.name
+        e.segment_row, e.doc_row = self.builder.add(table, row, vectors)
 
 
-def _assemble_documents(pieces: list[_Piece], old: Index | None) -> pa.Table:
-    old_rows = old.document_rows() if old else {}
-    rows = [p.doc_row if p.doc_row is not None else old_rows[p.entry.id] for p in pieces]
-    return pa.Table.from_pylist(rows, schema=DOC_SCHEMA)
+def _unchanged(pieces: list[_Piece], old: Index | None, config: IndexConfig) -> bool:
+    """True when the index already holds exactly these documents, in this order."""
+    if old is None or any(p.source is not None for p in pieces):
+        return False
+    m = old.manifest
+    same_order = [p.entry.id for p in pieces] == [d.id for d in m.documents]
+    return same_order and m.bm25 == asdict(config.bm25)
 
 
-def _assemble_vectors(
-    texts: Sequence[str],
-    origin: np.ndarray,
+def _write_segment(
+    root: Path,
+    pieces: list[_Piece],
     old: Index | None,
-    embedder: Embedder,
+    config: IndexConfig,
+    embedder: Embedder | None,
     progress: Progress,
-) -> np.ndarray:
-    fresh = np.flatnonzero(origin < 0)
-    progress.stage("embedding", len(fresh))
-    new_vecs = embed_passages(embedder, [texts[i] for i in fresh], progress.advance)
-    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-    out[fresh] = new_vecs
-    reused = np.flatnonzero(origin >= 0)
-    if reused.size and old is not None:
-        out[reused] = old.vectors()[origin[reused]]
-    return out
+) -> tuple[str, int] | None:
+    """The new segment (name, rows): every fresh document, and in a merge every kept one
+    too; None when there is nothing to write."""
+    kept = {p.entry.segment for p in pieces if p.source is None}
+    stale_bm25 = old is not None and old.manifest.bm25 != asdict(config.bm25)
+    merge = stale_bm25 or len(kept) + 1 > MAX_SEGMENTS
+    todo = [p for p in pieces if p.source is not None or merge]
+    if not todo:
+        return None
+    builder = SegmentBuilder(root, next_generation(root, "s"), config.bm25)
+    writer = _Writer(builder, config, old, embedder)
+    progress.stage("parsing, chunking and writing", len(todo))
+    try:
+        for p in todo:
+            writer.fresh(p) if p.source is not None else writer.copy(p)
+            progress.advance()
+        builder.finish(embedder.dim if embedder else None)
+    except BaseException:
+        builder.abort()
+        raise
+    return builder.name, builder.rows
+
+
+def _live_parts(
+    root: Path, manifest: Manifest, old: Index | None, params: BM25Params
+) -> tuple[list[SegmentPart], dict[str, np.ndarray]]:
+    """The new generation's segments as BM25 parts, and the live document frequencies of
+    those with rows no longer live (corrected by the chunks removed since ``old``)."""
+    rows: dict[str, list[tuple[int, int, int]]] = {s: [] for s in manifest.segments}
+    for d in manifest.documents:
+        rows[d.segment].append((d.segment_row, d.chunks, d.first_chunk))
+    parts, live_df = [], {}
+    for name, size in manifest.segments.items():
+        segment = Segment.load(root / name / BM25_DIR)
+        pos = positions_of(size, rows[name])
+        if (pos >= 0).all():
+            parts.append(SegmentPart(segment, pos))
+            continue
+        base, was_live = segment.doc_freqs, np.ones(size, dtype=bool)
+        if old is not None and name in old.manifest.segments:
+            was_live = old.positions[name] is None or old.positions[name] >= 0
+            was_live = np.broadcast_to(was_live, size)
+            if name in old.manifest.live_df:
+                base = np.load(old.gen / LIVE_DF / f"{name}.npy")
+        removed = np.flatnonzero(was_live & (pos < 0))
+        texts = pq.read_table(root / name / CHUNKS, columns=["text"]).column("text")
+        gone = texts.take(pa.array(removed)).to_pylist() if removed.size else []
+        live_df[name] = live_doc_freqs(segment, base, gone, params)
+        parts.append(SegmentPart(segment, pos, live_df[name]))
+    return parts, live_df
 
 
 def build_index(
@@ -332,7 +409,8 @@ def build_index(
     embedder: Embedder | None = None,
     progress: Progress | None = None,
 ) -> BuildReport:
-    """Create or update the index at ``root`` from ``sources`` (atomically)."""
+    """Create or update the index at ``root`` from ``sources`` (atomically): documents
+    whose content changed go into one new segment, an unchanged index is left alone."""
     root = Path(root)
     progress = progress or NoProgress()
     if config.model and embedder is None:
@@ -342,19 +420,28 @@ def build_index(
     prepare_root(root)
     report = BuildReport(root)
     old, report.rebuilt, previous = _previous(root, config)
-    pieces = _plan(sources, old, previous, config, progress, report)
-    chunks, origin = _assemble_chunks(pieces, old)
+    pieces = _plan(sources, old, previous, report)
+    if _unchanged(pieces, old, config) and old is not None:
+        report.chunks = old.size
+        return report
+    written = _write_segment(root, pieces, old, config, embedder, progress)
     manifest = _manifest_for(config, embedder.dim if embedder else None)
+    pos = 0
+    for p in pieces:
+        p.entry.first_chunk = pos
+        pos += p.entry.chunks
     manifest.documents = [p.entry for p in pieces]
-    manifest.chunks = report.chunks = chunks.num_rows
-    texts = chunks.column("text").to_pylist()
-    vectors = None
-    if embedder is not None:
-        vectors = _assemble_vectors(texts, origin, old, embedder, progress)
-    gen_name = next_generation(root)
+    manifest.chunks = report.chunks = pos
+    sizes = dict(old.manifest.segments) if old else {}
+    if written:
+        sizes[written[0]] = written[1]
+    used = {p.entry.segment for p in pieces}
+    manifest.segments = {s: n for s, n in sorted(sizes.items()) if s in used}
     progress.stage("writing index", 1)
-    docs = _assemble_documents(pieces, old)
-    write_generation(root, gen_name, manifest, chunks, docs, texts, vectors)
+    parts, live_df = _live_parts(root, manifest, old, config.bm25)
+    manifest.bm25_stats = asdict(corpus_stats(parts))
+    gen_name = next_generation(root)
+    write_generation(root, gen_name, manifest, live_df)
     progress.advance()
-    publish(root, gen_name)
+    publish(root, gen_name, list(manifest.segments))
     return report

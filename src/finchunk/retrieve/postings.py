@@ -55,19 +55,22 @@ def encode_varints(values: np.ndarray) -> np.ndarray:
 
 
 def decode_varints(data: np.ndarray) -> np.ndarray:
-    """The integers of a LEB128 byte run (int64), vectorised; one-byte runs are one cast."""
+    """The integers of a LEB128 byte run (int64), vectorised. Most values are one byte:
+    those cost a gather; only the continuation bytes of the others are worked on."""
     b = np.asarray(data, dtype=np.uint8)
-    stop = b < 0x80
-    if stop.all():
+    ends = np.flatnonzero(b < 0x80)  # the last (highest) byte of each value
+    if ends.size == b.size:
         return b.astype(np.int64)
-    ends = np.flatnonzero(stop)
+    values = b[ends].astype(np.int64)
+    cont = np.flatnonzero(b >= 0x80)
+    which = np.searchsorted(ends, cont)  # the value each continuation byte belongs to
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
-    first = np.zeros(b.size, dtype=np.int64)
-    first[starts] = starts
-    shift = (np.arange(b.size, dtype=np.int64) - np.maximum.accumulate(first)) * 7
-    return np.add.reduceat((b & 0x7F).astype(np.int64) << shift, starts)
+    values <<= 7 * (ends - starts)
+    low = (b[cont] & 0x7F).astype(np.int64) << (7 * (cont - starts[which]))
+    values += np.bincount(which, weights=low, minlength=values.size).astype(np.int64)
+    return values
 
 
 class _Lines(Sequence[bytes]):
@@ -110,9 +113,9 @@ class Segment:
     def n_terms(self) -> int:
         return len(self._terms)
 
-    def term_id(self, term: str) -> int:
+    def term_id(self, term: str | bytes) -> int:
         """The id of ``term`` in this segment, -1 when absent (a binary search)."""
-        key = term.encode("utf-8")
+        key = term.encode("utf-8") if isinstance(term, str) else term
         i = bisect_left(self._terms, key)
         return i if i < len(self._terms) and self._terms[i] == key else -1
 
