@@ -83,6 +83,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--issuers", default="10,50,200")
     ap.add_argument("--repeat", type=int, default=1, help="runs per size (the fastest kept)")
+    ap.add_argument("--no-alone", action="store_true", help="skip the variants-alone runs")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     sizes = [int(x) for x in args.issuers.split(",")]
@@ -106,7 +107,9 @@ def main() -> int:
         overall = slope(docs, walls)
         print(f"exponent overall (log-log fit, {docs[0]}→{docs[-1]} documents): {overall:.3f}")
         folder = Path(tmp) / f"i{sizes[-1]}"
-        alone = {}
+        alone: dict[str, float] = {}
+        if args.no_alone:
+            return 0
         for s in STRATEGIES:
             for header in ("on", "off"):
                 alone[f"{s}/{header}"] = finchunk(*eval_args(folder, s, header))[1]

@@ -81,3 +81,15 @@ def test_doc_freqs_merge_to_the_whole_corpus_statistics() -> None:
     assert CorpusStats.of(df, 4, 7) == whole.stats
     dropped, _ = merge_doc_freqs([([b"x", b"y"], np.array([1, 0]))])
     assert dropped.tolist() == [b"x"]
+
+
+def test_postings_encoded_in_batches_are_the_same_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import finchunk.retrieve.postings as postings
+
+    rng = np.random.default_rng(5)
+    texts = [" ".join(f"t{x}" for x in rng.integers(0, 50, 30)) for _ in range(400)]
+    whole = BM25Index(texts).parts[0].segment
+    monkeypatch.setattr(postings, "_BATCH", 7)
+    batched = BM25Index(texts).parts[0].segment
+    assert batched.postings.tobytes() == whole.postings.tobytes()
+    assert batched.posting_starts.tolist() == whole.posting_starts.tolist()

@@ -161,12 +161,16 @@ class Segment:
 
 
 class SegmentWriter:
-    """Documents' terms in, a :class:`Segment` out; holds integer arrays, not token lists."""
+    """Documents' terms in, a :class:`Segment` out; holds integer arrays, not token lists
+    (about 8 bytes per posting while adding, under 40 while finishing)."""
+
+    #: Documents gathered before their small arrays are joined into one block.
+    BLOCK = 4096
 
     def __init__(self) -> None:
         self.vocab: dict[str, int] = {}
-        self._terms: list[np.ndarray] = []
-        self._tfs: list[np.ndarray] = []
+        self._recent: list[tuple[np.ndarray, np.ndarray]] = []
+        self._blocks: list[tuple[np.ndarray, np.ndarray]] = []
         self._counts: list[int] = []
         self._lengths: list[int] = []
 
@@ -174,60 +178,94 @@ class SegmentWriter:
         counts = Counter(terms)
         vocab = self.vocab
         ids = [vocab.setdefault(t, len(vocab)) for t in counts]
-        self._terms.append(np.asarray(ids, dtype=np.int32))
-        self._tfs.append(np.fromiter(counts.values(), dtype=np.uint32, count=len(counts)))
+        tf = np.fromiter(counts.values(), dtype=np.uint32, count=len(counts))
+        self._recent.append((np.asarray(ids, dtype=np.int32), tf))
         self._counts.append(len(counts))
         self._lengths.append(length)
-        if len(self._terms) >= 4096:  # a few big arrays, not one small array per document
-            self._terms = [np.concatenate(self._terms)]
-            self._tfs = [np.concatenate(self._tfs)]
+        if len(self._recent) >= self.BLOCK:
+            self._seal()
+
+    def _seal(self) -> None:
+        if self._recent:
+            ids, tfs = zip(*self._recent, strict=True)
+            self._blocks.append((np.concatenate(ids), np.concatenate(tfs)))
+            self._recent = []
 
     def finish(self) -> Segment:
+        self._seal()
         n_docs = len(self._lengths)
-        terms = np.concatenate(self._terms) if self._terms else np.zeros(0, dtype=np.int32)
-        tf = np.concatenate(self._tfs) if self._tfs else np.zeros(0, dtype=np.uint32)
-        docs = np.repeat(np.arange(n_docs, dtype=np.int64), self._counts)
+        terms = np.concatenate([b[0] for b in self._blocks] or [np.zeros(0, np.int32)])
+        tf = np.concatenate([b[1] for b in self._blocks] or [np.zeros(0, np.uint32)])
+        self._blocks = []
         words = sorted(self.vocab, key=lambda w: w.encode("utf-8"))
-        rank = np.empty(len(words), dtype=np.int64)
-        rank[[self.vocab[w] for w in words]] = np.arange(len(words))
-        sorted_terms = rank[terms] if terms.size else terms.astype(np.int64)
-        order = np.argsort(sorted_terms, kind="stable")  # by term, documents ascending
-        df = np.bincount(sorted_terms, minlength=len(words))
-        return _encode(words, df, docs[order], tf[order], np.asarray(self._lengths, np.uint32))
+        rank = np.empty(len(words), dtype=np.int32)
+        rank[[self.vocab[w] for w in words]] = np.arange(len(words), dtype=np.int32)
+        terms = rank[terms]  # ids in sorted-term order
+        df = np.bincount(terms, minlength=len(words))
+        order = np.argsort(terms, kind="stable")  # by term, documents ascending
+        del terms
+        docs = np.repeat(np.arange(n_docs, dtype=np.int32), self._counts)[order]
+        tf = tf[order]
+        del order
+        return _encode(words, df, docs, tf, np.asarray(self._lengths, np.uint32))
 
 
 def _encode(
     words: list[str], df: np.ndarray, docs: np.ndarray, tf: np.ndarray, lengths: np.ndarray
 ) -> Segment:
-    """Postings grouped by term (documents ascending) → the segment's byte layout."""
-    term_of = np.repeat(np.arange(len(words)), df)
-    first = np.concatenate([[0], np.cumsum(df)[:-1]]).astype(np.int64) if len(words) else df
-    gaps = docs.copy()
-    if docs.size:
-        gaps[1:] -= docs[:-1]
-        gaps[first[df > 0]] = docs[first[df > 0]]
-    gap_bytes = encode_varints(gaps)
-    tf_bytes = encode_varints(tf)
-    gap_len = np.bincount(term_of, weights=_varint_sizes(gaps), minlength=len(words))
-    tf_len = np.bincount(term_of, weights=_varint_sizes(tf), minlength=len(words))
-    per_term = (gap_len + tf_len).astype(np.int64)
+    """Postings grouped by term (documents ascending) → the segment's byte layout, a batch
+    of terms at a time (temporaries stay a few bytes per posting of one batch)."""
+    ends = np.cumsum(df)
+    chunks, sizes, t0 = [], [], 0
+    while t0 < len(words):
+        lo = int(ends[t0 - 1]) if t0 else 0
+        t1 = max(int(np.searchsorted(ends, lo + _BATCH, side="right")), t0 + 1)
+        hi = int(ends[t1 - 1])
+        data, per_term = _encode_terms(df[t0:t1], docs[lo:hi], tf[lo:hi])
+        chunks.append(data)
+        sizes.append(per_term)
+        t0 = t1
+    per_term = np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(per_term)]).astype(np.uint64)
-    out = np.empty(int(starts[-1]), dtype=np.uint8)
-    terms = np.arange(len(words))
-    begin = starts[:-1].astype(np.int64)
-    gap_at = np.cumsum(gap_len).astype(np.int64) - gap_len.astype(np.int64)
-    tf_at = np.cumsum(tf_len).astype(np.int64) - tf_len.astype(np.int64)
-    gap_term = np.repeat(terms, gap_len.astype(np.int64))
-    tf_term = np.repeat(terms, tf_len.astype(np.int64))
-    out[np.arange(gap_bytes.size) + (begin - gap_at)[gap_term]] = gap_bytes
-    tf_shift = begin + gap_len.astype(np.int64) - tf_at
-    out[np.arange(tf_bytes.size) + tf_shift[tf_term]] = tf_bytes
+    out = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.uint8)
     if any("\n" in w for w in words):
         raise ValueError("BM25 terms cannot contain a newline")
     encoded = [w.encode("utf-8") for w in words]
     term_starts = np.concatenate([[0], np.cumsum([len(e) + 1 for e in encoded])]).astype(np.uint64)
     blob = b"".join(e + b"\n" for e in encoded)
     return Segment(blob, term_starts, df.astype(np.uint32), out, starts, lengths)
+
+
+#: Postings encoded per batch.
+_BATCH = 1 << 21
+
+
+def _encode_terms(
+    df: np.ndarray, docs: np.ndarray, tf: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Some consecutive terms' postings: their bytes (per term, gap varints then tf
+    varints) and each term's byte count."""
+    n = len(df)
+    first = (np.cumsum(df) - df).astype(np.int64)
+    gaps = docs.astype(np.int64)
+    if gaps.size:
+        gaps[1:] -= docs[:-1]
+        has = df > 0
+        gaps[first[has]] = docs[first[has]]
+    gap_size, tf_size = _varint_sizes(gaps), _varint_sizes(tf)
+    term_of = np.repeat(np.arange(n), df)
+    gap_len = np.bincount(term_of, weights=gap_size, minlength=n).astype(np.int64)
+    tf_len = np.bincount(term_of, weights=tf_size, minlength=n).astype(np.int64)
+    del term_of
+    begin = np.cumsum(gap_len + tf_len) - (gap_len + tf_len)
+    out = np.empty(int((gap_len + tf_len).sum()), dtype=np.uint8)
+    for values, lens, shift in (
+        (gaps, gap_len, begin - (np.cumsum(gap_len) - gap_len)),
+        (tf, tf_len, begin + gap_len - (np.cumsum(tf_len) - tf_len)),
+    ):
+        data = encode_varints(values)
+        out[np.arange(data.size) + np.repeat(shift, lens)] = data
+    return out, gap_len + tf_len
 
 
 def _varint_sizes(values: np.ndarray) -> np.ndarray:
