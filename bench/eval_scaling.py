@@ -31,23 +31,24 @@ except SystemExit as exc:
     if exc.code:
         raise
 wall = time.perf_counter() - t0
-print(f"@@ {wall:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f}",
+use = resource.getrusage(resource.RUSAGE_SELF)
+print(f"@@ {wall:.3f} {use.ru_maxrss / 1024:.1f} {use.ru_utime + use.ru_stime:.3f}",
       file=sys.stderr)
 """
 
-STRATEGIES = ("fixed", "recursive", "structure")
+STRATEGIES = "fixed,recursive,structure"
 
 
-def finchunk(*args: str) -> tuple[float, float]:
-    """Run the CLI in a fresh interpreter: (wall seconds, peak RSS MB)."""
+def finchunk(*args: str) -> tuple[float, float, float]:
+    """Run the CLI in a fresh interpreter: (wall seconds, peak RSS MB, CPU seconds)."""
     out = subprocess.run(
         [sys.executable, "-c", RUN, *args], capture_output=True, text=True, check=False
     )
     if out.returncode:
         raise SystemExit(f"finchunk {' '.join(args)} failed:\n{out.stderr[-2000:]}")
     line = [x for x in out.stderr.splitlines() if x.startswith("@@ ")][-1]
-    wall, rss = line.split()[1:]
-    return float(wall), float(rss)
+    wall, rss, cpu = line.split()[1:]
+    return float(wall), float(rss), float(cpu)
 
 
 def generate(issuers: int, folder: Path) -> int:
@@ -83,34 +84,42 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--issuers", default="10,50,200")
     ap.add_argument("--repeat", type=int, default=1, help="runs per size (the fastest kept)")
+    ap.add_argument("--strategies", default=STRATEGIES, help="comma list (× header on, off)")
     ap.add_argument("--no-alone", action="store_true", help="skip the variants-alone runs")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     sizes = [int(x) for x in args.issuers.split(",")]
-    docs, walls, rss = [], [], []
+    docs, walls, rss, cpus = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for issuers in sizes:
             folder = Path(tmp) / f"i{issuers}"
             n = generate(issuers, folder)
             runs = [
-                finchunk(*eval_args(folder, ",".join(STRATEGIES), "both"))
-                for _ in range(args.repeat)
+                finchunk(*eval_args(folder, args.strategies, "both")) for _ in range(args.repeat)
             ]
-            wall, peak = min(runs)
+            wall, peak, cpu = min(runs, key=lambda r: r[2])
             docs.append(n)
             walls.append(wall)
             rss.append(peak)
-            print(f"{n:6d} documents: eval {wall:7.2f} s, peak RSS {peak:7.1f} MB", flush=True)
+            cpus.append(cpu)
+            print(
+                f"{n:6d} documents: eval wall {wall:7.2f} s, CPU {cpu:7.2f} s, "
+                f"peak RSS {peak:7.1f} MB",
+                flush=True,
+            )
         for i in range(1, len(docs)):
-            local = slope(docs[i - 1 : i + 1], walls[i - 1 : i + 1])
-            print(f"exponent {docs[i - 1]}→{docs[i]}: {local:.3f}")
-        overall = slope(docs, walls)
-        print(f"exponent overall (log-log fit, {docs[0]}→{docs[-1]} documents): {overall:.3f}")
+            local = slope(docs[i - 1 : i + 1], cpus[i - 1 : i + 1])
+            print(f"exponent (CPU time) {docs[i - 1]}→{docs[i]}: {local:.3f}")
+        overall = slope(docs, cpus)
+        print(
+            f"exponent overall (CPU time, log-log fit, {docs[0]}→{docs[-1]} documents): "
+            f"{overall:.3f}; wall time: {slope(docs, walls):.3f}"
+        )
         folder = Path(tmp) / f"i{sizes[-1]}"
         alone: dict[str, float] = {}
         if args.no_alone:
             return 0
-        for s in STRATEGIES:
+        for s in args.strategies.split(","):
             for header in ("on", "off"):
                 alone[f"{s}/{header}"] = finchunk(*eval_args(folder, s, header))[1]
         largest = max(alone.values())
@@ -124,6 +133,7 @@ def main() -> int:
             "documents": docs,
             "wall_s": walls,
             "rss_mb": rss,
+            "cpu_s": cpus,
             "exponent": overall,
             "alone_rss_mb": alone,
         }

@@ -187,7 +187,8 @@ class _Ranker:
         scoring below 0 then ranks below them)."""
         if len(hits) >= k:
             return hits
-        pool = np.arange(len(self.chunks)) if reachable is None else reachable
+        # the first k - len(hits) reachable chunks not ranked lie in the first k of them
+        pool = np.arange(min(k, len(self.chunks))) if reachable is None else reachable[:k]
         rest = pool[~np.isin(pool, hits.positions)][: k - len(hits)]
         positions = np.concatenate([hits.positions, rest])
         scores = np.concatenate([hits.scores, np.zeros(rest.size, dtype=np.float32)])

@@ -207,10 +207,15 @@ def segment_of(texts: Iterable[str], params: BM25Params) -> Segment:
 class BM25Index:
     """BM25 over a list of texts; ``search`` returns positions into that list.
 
+    ``cache_bytes``: how much memory the decoded postings of recent query terms may take
+    (0: none; each query then decodes its terms afresh).
+
     Postings hold term frequencies; weights are computed per query from the corpus
     statistics (float64, rounded to float32 per posting, summed per chunk in query-term
     order, as when they were precomputed). An index is one segment or several
     (:class:`SegmentPart`, incremental indexes) with statistics over all of them."""
+
+    cache_bytes: int = 64 << 20
 
     def __init__(self, texts: Iterable[str], params: BM25Params = BM25Params()) -> None:
         segment = segment_of(texts, params)
@@ -234,6 +239,8 @@ class BM25Index:
         self.size = size
         self._lock = threading.Lock()
         self._norms: list[np.ndarray | None] = [None] * len(parts)
+        self._cache: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+        self._cached = 0
         self._acc: np.ndarray | None = None
         self._owner: np.ndarray | None = None
 
@@ -261,7 +268,26 @@ class BM25Index:
         return num.astype(np.float32)
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """Positions and weights of one term's postings over every segment."""
+        """Positions and weights of one term's postings over every segment, kept in a
+        bounded cache (:attr:`cache_bytes`): questions share terms, and an index's
+        statistics do not change while it is open."""
+        if term in self._cache:
+            return self._cache[term]
+        found = self._term_postings(term)
+        size = 64 if found is None else found[0].nbytes + found[1].nbytes
+        with self._lock:
+            while self._cache and self._cached + size > self.cache_bytes:
+                old = self._cache.pop(next(iter(self._cache)))  # the oldest first
+                self._cached -= 64 if old is None else old[0].nbytes + old[1].nbytes
+            if self._cached + size <= self.cache_bytes:
+                if found is not None:
+                    for a in found:
+                        a.flags.writeable = False
+                self._cache[term] = found
+                self._cached += size
+        return found
+
+    def _term_postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         found = [(i, p, p.segment.term_id(term)) for i, p in enumerate(self.parts)]
         found = [(i, p, t) for i, p, t in found if t >= 0]
         df = sum(p.df(t) for _, p, t in found)
