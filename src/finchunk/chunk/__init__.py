@@ -16,15 +16,40 @@ character of ``d``'s body outside headings lies in some chunk.
 from __future__ import annotations
 
 from enum import StrEnum
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from finchunk.chunk.base import Chunker, context_header
-from finchunk.chunk.bytitle import ByTitle
-from finchunk.chunk.fixed import Fixed
-from finchunk.chunk.overlap import RecursiveOverlap
-from finchunk.chunk.recursive import Recursive
-from finchunk.chunk.structure import Structure
-from finchunk.chunk.tokens import Tokens
 from finchunk.errors import InputError
+
+if TYPE_CHECKING:
+    from finchunk.chunk.base import Chunker, context_header
+    from finchunk.chunk.bytitle import ByTitle
+    from finchunk.chunk.fixed import Fixed
+    from finchunk.chunk.overlap import RecursiveOverlap
+    from finchunk.chunk.recursive import Recursive
+    from finchunk.chunk.structure import Structure
+    from finchunk.chunk.tokens import Tokens
+
+#: Where each chunker lives: imported on first use, so that ``Strategy`` and the defaults
+#: (all the CLI needs to build its options) cost no parser or chunker import.
+_LAZY = {
+    "Chunker": "base",
+    "context_header": "base",
+    "ByTitle": "bytitle",
+    "Fixed": "fixed",
+    "RecursiveOverlap": "overlap",
+    "Recursive": "recursive",
+    "Structure": "structure",
+    "Tokens": "tokens",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(f"finchunk.chunk.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'finchunk.chunk' has no attribute {name!r}")
 
 __all__ = [
     "ByTitle",
@@ -78,6 +103,13 @@ def make_chunker(
     structure only, long tables as row groups); the context header
     (:mod:`finchunk.chunk.header`) is on unless ``header=False``. The chunker dataclasses
     themselves default to no header: a bare ``Structure()`` chunks bodies only."""
+    from finchunk.chunk.bytitle import ByTitle
+    from finchunk.chunk.fixed import Fixed
+    from finchunk.chunk.overlap import RecursiveOverlap
+    from finchunk.chunk.recursive import Recursive
+    from finchunk.chunk.structure import Structure
+    from finchunk.chunk.tokens import Tokens
+
     s = strategy if isinstance(strategy, Strategy) else parse_strategy(strategy)
     if s is Strategy.STRUCTURE:
         if overlap:
