@@ -1,12 +1,16 @@
-"""BM25 (Okapi, as rank_bm25's ``BM25Okapi``, the lesson's retriever) in a few numpy arrays.
+"""BM25 (Okapi, as rank_bm25's ``BM25Okapi``, the lesson's retriever) over compact postings.
 
-The index is an inverted file: for every term, the chunks that contain it and the term's
-precomputed BM25 weight in each (the eager scoring bm25s uses). A query touches only the
-postings of its terms: their weights are summed per chunk (one ``bincount`` over the
-chunks the postings name, no Python loop and no pass over the whole corpus), and only those
-chunks are ranked. With :data:`LESSON_PARAMS` scores equal ``BM25Okapi.get_scores`` (same
-idf with the same floor for very common terms; a query term repeated counts again);
-``tests/test_bm25.py`` checks it.
+The index is an inverted file in one or more segments (:mod:`finchunk.retrieve.postings`:
+sorted terms, varint document gaps and term frequencies, memory-mapped). A query touches
+only the postings of its terms: each term's weights are computed from its frequencies and
+the corpus statistics (:class:`CorpusStats`: document count, total length, mean idf), summed
+per chunk over the chunks the postings name (a scratch array touched only there, or one
+``bincount`` when the postings cover much of the corpus), and only those chunks are ranked
+(:func:`top_k`). The statistics are computed and merged in one place
+(:func:`merge_doc_freqs`, :func:`corpus_stats`), so segments, shards or other stores give
+the scores of one index over all their chunks. With :data:`LESSON_PARAMS` scores equal
+``BM25Okapi.get_scores`` (same idf with the same floor for very common terms; a query term
+repeated counts again); ``tests/test_bm25.py`` checks it.
 
 Terms and lengths come from the parameters' :class:`~finchunk.retrieve.text.TextPipeline`,
 for texts and queries alike; the length a text is normalised by counts the terms the
