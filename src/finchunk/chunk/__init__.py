@@ -51,6 +51,7 @@ def __getattr__(name: str) -> Any:
         return value
     raise AttributeError(f"module 'finchunk.chunk' has no attribute {name!r}")
 
+
 __all__ = [
     "ByTitle",
     "Chunker",

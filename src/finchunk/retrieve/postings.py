@@ -6,10 +6,12 @@ A segment is a handful of plain files (``numpy.load`` and a text editor read the
                         is its line number
     term_starts.npy     uint64 (terms + 1): byte offset of each line in terms.txt
     doc_freqs.npy       uint32 (terms): documents containing the term
-    postings.npy        uint8: per term, its documents as gaps (first: the id itself), then
-                        its term frequencies, each a LEB128 varint (1 byte below 128)
+    postings.npy        uint8: per term, its documents as gaps (first: the id itself), each
+                        times 2 plus 1 when the term occurs once there, then the other
+                        frequencies; all LEB128 varints (1 byte below 128)
     posting_starts.npy  uint64 (terms + 1): byte offset of each term's postings
-    doc_lengths.npy     uint32 (documents): the length BM25 normalises by
+    doc_lengths.npy     uint16, or uint32 past 65,535 (documents): the length BM25
+                        normalises by
 
 Everything is opened memory-mapped, so opening costs milliseconds whatever the size; a
 query reads only its terms' bytes. :class:`SegmentWriter` takes documents in batches and
@@ -58,9 +60,9 @@ def decode_varints(data: np.ndarray) -> np.ndarray:
     """The integers of a LEB128 byte run (int64), vectorised. Most values are one byte:
     those cost a gather; only the continuation bytes of the others are worked on."""
     b = np.asarray(data, dtype=np.uint8)
-    ends = np.flatnonzero(b < 0x80)  # the last (highest) byte of each value
-    if ends.size == b.size:
+    if not b.size or int(b.max()) < 0x80:
         return b.astype(np.int64)
+    ends = np.flatnonzero(b < 0x80)  # the last (highest) byte of each value
     values = b[ends].astype(np.int64)
     cont = np.flatnonzero(b >= 0x80)
     which = np.searchsorted(ends, cont)  # the value each continuation byte belongs to
@@ -128,7 +130,13 @@ class Segment:
         lo, hi = int(self.posting_starts[term_id]), int(self.posting_starts[term_id + 1])
         values = decode_varints(self.postings[lo:hi])
         n = int(self.doc_freqs[term_id])
-        return np.cumsum(values[:n]), values[n:]
+        folded = values[:n]
+        docs = np.cumsum(folded >> 1)
+        if values.size == n:  # every frequency is 1
+            return docs, np.ones(n, dtype=np.int64)
+        tf = np.ones(n, dtype=np.int64)
+        tf[(folded & 1) == 0] = values[n:]
+        return docs, tf
 
     def save(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
@@ -207,7 +215,10 @@ class SegmentWriter:
         docs = np.repeat(np.arange(n_docs, dtype=np.int32), self._counts)[order]
         tf = tf[order]
         del order
-        return _encode(words, df, docs, tf, np.asarray(self._lengths, np.uint32))
+        lengths = np.asarray(self._lengths, dtype=np.uint32)
+        if lengths.size and int(lengths.max()) < 1 << 16:
+            lengths = lengths.astype(np.uint16)
+        return _encode(words, df, docs, tf, lengths)
 
 
 def _encode(
@@ -243,8 +254,9 @@ _BATCH = 1 << 21
 def _encode_terms(
     df: np.ndarray, docs: np.ndarray, tf: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Some consecutive terms' postings: their bytes (per term, gap varints then tf
-    varints) and each term's byte count."""
+    """Some consecutive terms' postings: their bytes and each term's byte count. Per term:
+    each document's gap times 2, plus 1 when the term occurs once in it (Lucene's folding),
+    then the frequencies that are not 1, all as varints."""
     n = len(df)
     first = (np.cumsum(df) - df).astype(np.int64)
     gaps = docs.astype(np.int64)
@@ -252,16 +264,20 @@ def _encode_terms(
         gaps[1:] -= docs[:-1]
         has = df > 0
         gaps[first[has]] = docs[first[has]]
-    gap_size, tf_size = _varint_sizes(gaps), _varint_sizes(tf)
+    once = tf == 1
+    folded = gaps * 2 + once
+    del gaps
     term_of = np.repeat(np.arange(n), df)
-    gap_len = np.bincount(term_of, weights=gap_size, minlength=n).astype(np.int64)
-    tf_len = np.bincount(term_of, weights=tf_size, minlength=n).astype(np.int64)
+    many = tf[~once]
+    gap_len = np.bincount(term_of, weights=_varint_sizes(folded), minlength=n).astype(np.int64)
+    tf_len = np.bincount(term_of[~once], weights=_varint_sizes(many), minlength=n)
+    tf_len = tf_len.astype(np.int64)
     del term_of
     begin = np.cumsum(gap_len + tf_len) - (gap_len + tf_len)
     out = np.empty(int((gap_len + tf_len).sum()), dtype=np.uint8)
     for values, lens, shift in (
-        (gaps, gap_len, begin - (np.cumsum(gap_len) - gap_len)),
-        (tf, tf_len, begin + gap_len - (np.cumsum(tf_len) - tf_len)),
+        (folded, gap_len, begin - (np.cumsum(gap_len) - gap_len)),
+        (many, tf_len, begin + gap_len - (np.cumsum(tf_len) - tf_len)),
     ):
         data = encode_varints(values)
         out[np.arange(data.size) + np.repeat(shift, lens)] = data
