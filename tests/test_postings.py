@@ -93,3 +93,16 @@ def test_postings_encoded_in_batches_are_the_same_bytes(monkeypatch: pytest.Monk
     batched = BM25Index(texts).parts[0].segment
     assert batched.postings.tobytes() == whole.postings.tobytes()
     assert batched.posting_starts.tolist() == whole.posting_starts.tolist()
+
+
+def test_term_cache_is_bounded_and_changes_no_result() -> None:
+    rng = np.random.default_rng(9)
+    texts = [" ".join(f"w{x}" for x in rng.integers(0, 80, 25)) for _ in range(300)]
+    cold, small = BM25Index(texts), BM25Index(texts)
+    cold.cache_bytes = 0
+    small.cache_bytes = 4096
+    queries = [" ".join(f"w{x}" for x in rng.integers(0, 90, 4)) for _ in range(60)]
+    for q in queries * 2:
+        assert small.search(q, 5) == cold.search(q, 5)
+        assert small.scores(q).tolist() == cold.scores(q).tolist()
+    assert not cold._cache and 0 < small._cached <= 4096

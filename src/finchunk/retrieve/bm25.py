@@ -40,6 +40,8 @@ from finchunk.retrieve.base import Hits
 from finchunk.retrieve.postings import Segment, SegmentWriter
 from finchunk.retrieve.text import LESSON_TEXT, TextPipeline
 
+_MISSING = object()
+
 #: Version of the files :meth:`BM25Index.save` writes (1: main's arrays of float weights).
 BM25_FORMAT = 2
 
@@ -275,8 +277,9 @@ class BM25Index:
         """Positions and weights of one term's postings over every segment, kept in a
         bounded cache (:attr:`cache_bytes`): questions share terms, and an index's
         statistics do not change while it is open."""
-        if term in self._cache:
-            return self._cache[term]
+        hit = self._cache.get(term, _MISSING)
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
         found = self._term_postings(term)
         size = 64 if found is None else found[0].nbytes + found[1].nbytes
         with self._lock:
