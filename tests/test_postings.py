@@ -106,3 +106,29 @@ def test_term_cache_is_bounded_and_changes_no_result() -> None:
         assert small.search(q, 5) == cold.search(q, 5)
         assert small.scores(q).tolist() == cold.scores(q).tolist()
     assert not cold._cache and 0 < small._cached <= 4096
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_maxscore_top_k_equals_scoring_every_posting(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    vocab = np.array([f"t{i}" for i in range(400)])
+    weights = 1 / np.arange(1, 401) ** 1.1  # Zipf: a few terms in most chunks
+    texts = [
+        " ".join(rng.choice(vocab, rng.integers(1, 60), p=weights / weights.sum()))
+        for _ in range(3000)
+    ]
+    index = BM25Index(texts)
+    mask = rng.random(3000) < 0.6
+    pruned = 0
+    for _ in range(80):
+        q = " ".join(rng.choice(vocab[:200], rng.integers(1, 7)))
+        q += " " + q.split()[0]  # a repeated term counts twice
+        for k in (1, 5, 10, 50):
+            for m in (None, mask):
+                positions, scores = index.matched(q)
+                if m is not None:
+                    positions, scores = positions[m[positions]], scores[m[positions]]
+                assert index.search(q, k, m) == top_k(positions, scores, k), (q, k)
+        tokens = index.params.text.tokens(q)
+        pruned += index._maxscore(tokens, 10, None) is not None
+    assert pruned > 20  # the pruned path was taken, not only the fallback

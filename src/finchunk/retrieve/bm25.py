@@ -41,6 +41,8 @@ from finchunk.retrieve.postings import Segment, SegmentWriter
 from finchunk.retrieve.text import LESSON_TEXT, TextPipeline
 
 _MISSING = object()
+#: Upper bounds are inflated this much: float32 rounding never lets a weight pass them.
+_SLACK = 1 + 1e-5
 
 #: Version of the files :meth:`BM25Index.save` writes (1: main's arrays of float weights).
 BM25_FORMAT = 2
@@ -381,7 +383,13 @@ class BM25Index:
         """Top ``k`` chunks sharing a term with ``query``; ``mask`` (bool per text)
         restricts the candidates. Costs what the query's postings cost: only the chunks
         they touch are summed and ranked."""
-        terms = self._postings(query) if k > 0 else []
+        if k <= 0 or not self.size:
+            return Hits.empty()
+        tokens = self.params.text.tokens(query)
+        pruned = self._maxscore(tokens, k, mask)
+        if pruned is not None:
+            return pruned
+        terms = [t for t in (self._term(tok) for tok in tokens) if t is not None]
         if not terms:
             return Hits.empty()
         docs, sums = self._accumulate(terms)
@@ -389,6 +397,87 @@ class BM25Index:
             keep = mask[docs]
             docs, sums = docs[keep], sums[keep]
         return top_k(docs, sums, k)
+
+    # -- MaxScore: exact top-k without weighing and summing the common terms' postings -----
+    def _maxscore(self, tokens: list[str], k: int, mask: np.ndarray | None) -> Hits | None:
+        """The exact top ``k`` by MaxScore (one segment, all live), or None where pruning
+        does not pay. A term adds at most ``idf * (k1 + 1)`` to a chunk; once ``k`` chunks
+        score ``theta``, chunks holding only terms whose bounds sum below ``theta`` cannot
+        enter the top ``k``. So the candidates are the chunks of the other terms, scored
+        exactly: each term's weight looked up per candidate, summed in query-term order
+        (the sums :meth:`scores` makes, bit for bit)."""
+        if len(self.parts) != 1 or self.parts[0].positions is not None:
+            return None
+        seg = self.parts[0].segment
+        occ = [(tid, self._idf(int(seg.doc_freqs[tid]))) for tid in map(seg.term_id, tokens)]
+        occ = [(tid, idf) for tid, idf in occ if tid >= 0]
+        bound: dict[int, float] = {}
+        for tid, idf in occ:  # a repeated term adds its bound again
+            bound[tid] = bound.get(tid, 0.0) + max(idf, 0.0) * (self.params.k1 + 1) * _SLACK
+        by_df = sorted(bound, key=lambda t: (int(seg.doc_freqs[t]), t))
+        total = sum(int(seg.doc_freqs[t]) for t in by_df)
+        rare, seen = [], 0
+        for t in by_df:  # the rarest terms, about an eighth of the postings, name a first pool
+            if rare and seen + int(seg.doc_freqs[t]) > total // 8:
+                break
+            rare.append(t)
+            seen += int(seg.doc_freqs[t])
+        if len(rare) == len(by_df):
+            return None  # nothing common to skip
+        decoded: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        pool = self._pool(seg, rare, decoded, mask)
+        if pool.size < k:
+            return None
+        scores = self._exact(seg, occ, pool, decoded)
+        theta = float(np.partition(scores, pool.size - k)[pool.size - k])
+        skip, spent = set(), 0.0
+        for t in reversed(by_df):  # the commonest terms, while their bounds stay below theta
+            if spent + bound[t] >= theta:
+                break
+            skip.add(t)
+            spent += bound[t]
+        essential = [t for t in by_df if t not in skip]
+        if set(essential) <= set(rare):
+            return top_k(pool, scores, k)
+        if sum(int(seg.doc_freqs[t]) for t in essential) * 4 > total:
+            return None  # the candidates would be most of the postings anyway
+        pool = self._pool(seg, essential, decoded, mask)
+        return top_k(pool, self._exact(seg, occ, pool, decoded), k)
+
+    def _pool(
+        self,
+        seg: Segment,
+        terms: list[int],
+        decoded: dict[int, tuple[np.ndarray, np.ndarray]],
+        mask: np.ndarray | None,
+    ) -> np.ndarray:
+        """The distinct chunks (ascending) holding any of ``terms``, within ``mask``."""
+        for t in terms:
+            if t not in decoded:
+                decoded[t] = seg.postings_of(t)
+        pool = np.unique(np.concatenate([decoded[t][0] for t in terms]))
+        return pool if mask is None else pool[mask[pool]]
+
+    def _exact(
+        self,
+        seg: Segment,
+        occ: list[tuple[int, float]],
+        pool: np.ndarray,
+        decoded: dict[int, tuple[np.ndarray, np.ndarray]],
+    ) -> np.ndarray:
+        """The exact BM25 scores of ``pool`` (ascending chunks): per query term in order,
+        its weight where the chunk holds it (a binary search in its postings)."""
+        acc = np.zeros(pool.size, dtype=np.float64)
+        norm = self._norm(0)
+        for tid, idf in occ:
+            if tid not in decoded:
+                decoded[tid] = seg.postings_of(tid)
+            docs, tf = decoded[tid]
+            at = np.minimum(np.searchsorted(docs, pool), docs.size - 1)
+            found = np.flatnonzero(docs[at] == pool)
+            hit = pool[found]
+            acc[found] += self._weights(idf, tf[at[found]], norm[hit])
+        return acc.astype(np.float32)
 
     # -- persistence: plain, inspectable files ---------------------------------------------
     def save(self, directory: str | Path) -> None:
