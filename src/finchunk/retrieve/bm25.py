@@ -41,6 +41,8 @@ from finchunk.retrieve.postings import Segment, SegmentWriter
 from finchunk.retrieve.text import LESSON_TEXT, TextPipeline
 
 _MISSING = object()
+#: A term's postings in MaxScore: documents, and frequencies or weights (cached terms).
+_Decoded = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
 #: Upper bounds are inflated this much: float32 rounding never lets a weight pass them.
 _SLACK = 1 + 1e-5
 
@@ -409,8 +411,17 @@ class BM25Index:
         if len(self.parts) != 1 or self.parts[0].positions is not None:
             return None
         seg = self.parts[0].segment
-        occ = [(tid, self._idf(int(seg.doc_freqs[tid]))) for tid in map(seg.term_id, tokens)]
-        occ = [(tid, idf) for tid, idf in occ if tid >= 0]
+        decoded: dict[int, _Decoded] = {}
+        occ = []
+        for token in tokens:
+            tid = seg.term_id(token)
+            if tid < 0:
+                continue
+            occ.append((tid, self._idf(int(seg.doc_freqs[tid]))))
+            if self.cache_bytes > 0 and tid not in decoded:  # weighed once, then looked up
+                weighed = self._term(token)
+                if weighed is not None:
+                    decoded[tid] = (weighed[0], None, weighed[1])
         bound: dict[int, float] = {}
         for tid, idf in occ:  # a repeated term adds its bound again
             bound[tid] = bound.get(tid, 0.0) + max(idf, 0.0) * (self.params.k1 + 1) * _SLACK
@@ -424,7 +435,6 @@ class BM25Index:
             seen += int(seg.doc_freqs[t])
         if len(rare) == len(by_df):
             return None  # nothing common to skip
-        decoded: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         pool = self._pool(seg, rare, decoded, mask)
         if pool.size < k:
             return None
@@ -448,14 +458,18 @@ class BM25Index:
         self,
         seg: Segment,
         terms: list[int],
-        decoded: dict[int, tuple[np.ndarray, np.ndarray]],
+        decoded: dict[int, _Decoded],
         mask: np.ndarray | None,
     ) -> np.ndarray:
         """The distinct chunks (ascending) holding any of ``terms``, within ``mask``."""
         for t in terms:
             if t not in decoded:
-                decoded[t] = seg.postings_of(t)
-        pool = np.unique(np.concatenate([decoded[t][0] for t in terms]))
+                decoded[t] = (*seg.postings_of(t), None)
+        if len(terms) == 1:
+            pool = np.asarray(decoded[terms[0]][0], dtype=np.int64)
+        else:
+            pool = np.sort(np.concatenate([decoded[t][0] for t in terms]))
+            pool = pool[np.concatenate([[True], pool[1:] != pool[:-1]])]
         return pool if mask is None else pool[mask[pool]]
 
     def _exact(
@@ -463,7 +477,7 @@ class BM25Index:
         seg: Segment,
         occ: list[tuple[int, float]],
         pool: np.ndarray,
-        decoded: dict[int, tuple[np.ndarray, np.ndarray]],
+        decoded: dict[int, _Decoded],
     ) -> np.ndarray:
         """The exact BM25 scores of ``pool`` (ascending chunks): per query term in order,
         its weight where the chunk holds it (a binary search in its postings)."""
@@ -471,12 +485,14 @@ class BM25Index:
         norm = self._norm(0)
         for tid, idf in occ:
             if tid not in decoded:
-                decoded[tid] = seg.postings_of(tid)
-            docs, tf = decoded[tid]
+                decoded[tid] = (*seg.postings_of(tid), None)
+            docs, tf, weights = decoded[tid]
             at = np.minimum(np.searchsorted(docs, pool), docs.size - 1)
             found = np.flatnonzero(docs[at] == pool)
-            hit = pool[found]
-            acc[found] += self._weights(idf, tf[at[found]], norm[hit])
+            if weights is not None:
+                acc[found] += weights[at[found]]
+            else:
+                acc[found] += self._weights(idf, tf[at[found]], norm[pool[found]])
         return acc.astype(np.float32)
 
     # -- persistence: plain, inspectable files ---------------------------------------------
