@@ -134,3 +134,44 @@ def test_changed_bm25_pipeline_rewrites_the_postings(tmp_path: Path) -> None:
     inc = Index.open(tmp_path / "idx")
     assert len(inc.manifest.segments) == 1 and inc.manifest.bm25_params.k1 == 1.2
     _same_search(inc, Index.open(tmp_path / "fresh"))
+
+
+def test_reindex_trusts_settled_stats_and_hashes_recent_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from finchunk.retrieve.build import file_sources
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    old = 1_600_000_000
+    for i in range(3):
+        f = folder / f"d{i}.md"
+        f.write_text(f"# D{i}\n\ningresos {i} gastos\n", encoding="utf-8")
+        os.utime(f, (old, old))
+    build_index(file_sources([folder]), tmp_path / "idx")
+    recent = folder / "d1.md"
+    recent.write_text("# D1\n\ningresos 9 gastos\n", encoding="utf-8")  # same size, new mtime
+    reads: list[str] = []
+    real = build_module.read_bytes
+    monkeypatch.setattr(build_module, "read_bytes", lambda p: reads.append(str(p)) or real(p))
+    report = build_index(file_sources([folder]), tmp_path / "idx")
+    assert report.updated == ["d1"] and report.unchanged == ["d0", "d2"]
+    assert reads == [str(recent)]  # the settled files were not read
+    reads.clear()
+    again = build_index(file_sources([folder]), tmp_path / "idx")
+    assert again.unchanged == ["d0", "d1", "d2"] and reads == [str(recent)]  # racy: hashed
+
+
+def test_removed_rows_are_read_from_their_row_groups_only(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from finchunk.retrieve.build import _row_texts
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"text": [f"t{i}" for i in range(100)]}), path, row_group_size=7)
+    rows = np.array([0, 6, 7, 50, 99])
+    assert _row_texts(path, rows) == ["t0", "t6", "t7", "t50", "t99"]
+    assert _row_texts(path, np.array([], dtype=np.int64)) == []

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -81,12 +83,36 @@ class IndexConfig:
 
 @dataclass(frozen=True)
 class Source:
-    """One document to index: an id, where it comes from, a content hash and a loader."""
+    """One document to index: an id, where it comes from, a content hash and a loader.
+
+    ``digest`` is the hash or what computes it (files are read for it only when their
+    ``stat`` — sizes and modification times of the file and its sidecar — differs from
+    the one the index recorded)."""
 
     doc_id: str
     source: str
-    sha256: str
+    digest: str | Callable[[], str]
     loader: Callable[[], Document]
+    stat: tuple[int, ...] | None = None
+
+    @property
+    def sha256(self) -> str:
+        if callable(self.digest):
+            object.__setattr__(self, "digest", self.digest())
+        return str(self.digest)
+
+
+#: A file modified this close to a build (ns) may change again within its clock tick: its
+#: stat is not recorded, so the next build hashes it (git's "racy" rule).
+RACY_NS = 2_000_000_000
+
+
+def _stat_key(*paths: Path) -> tuple[int, ...]:
+    out: list[int] = []
+    for p in paths:
+        st = p.stat() if p.is_file() else None
+        out += [st.st_size, st.st_mtime_ns] if st else [-1, -1]
+    return tuple(out)
 
 
 def _sha256(*parts: bytes) -> str:
@@ -111,21 +137,63 @@ def _sidecar_metadata(path: Path) -> tuple[dict[str, Any], bytes]:
     return meta, raw
 
 
-def _file_source(doc_id: str, path: Path) -> Source:
-    meta, raw_meta = _sidecar_metadata(path)
+def _file_source(doc_id: str, path: Path, stat: tuple[int, ...]) -> Source:
+    """A file's source; the file and its sidecar are read only when hashed or loaded (a
+    bad sidecar is then said, naming it)."""
 
     def loader() -> Document:
+        meta = _sidecar_metadata(path)[0]
         doc = load(path, doc_id)
         if not meta:
             return doc
         merged = {**doc.metadata, **meta}
         return Document(doc.id, doc.text, doc.title, merged, doc.elements, doc.pages, doc.source)
 
-    return Source(doc_id, str(path), _sha256(read_bytes(path), raw_meta), loader)
+    def digest() -> str:
+        return _sha256(read_bytes(path), _sidecar_metadata(path)[1])
+
+    return Source(doc_id, str(path), digest, loader, stat)
 
 
-def _is_document_file(p: Path) -> bool:
-    return p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not p.name.startswith(".")
+def _is_document_name(name: str) -> bool:
+    return Path(name).suffix.lower() in SUPPORTED_SUFFIXES and not name.startswith(".")
+
+
+def _entry_stat(entry: os.DirEntry[str] | None) -> list[int]:
+    if entry is None or not entry.is_file():
+        return [-1, -1]
+    st = entry.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _folder_files(root: Path) -> list[tuple[str, Path, tuple[int, ...]]]:
+    """Supported files under ``root`` (recursively, in path order): id (relative path
+    without suffix), path, and the stat key of the file and its sidecar. One ``scandir``
+    per folder: no per-file path objects or repeated stats."""
+    found: list[tuple[tuple[str, ...], str, Path, tuple[int, ...]]] = []
+    stack: list[tuple[str, ...]] = [()]
+    while stack:
+        rel = stack.pop()
+        with os.scandir(root.joinpath(*rel)) as it:
+            entries = {e.name: e for e in it}
+        for name, e in entries.items():
+            if e.is_dir():
+                stack.append((*rel, name))
+            elif _is_document_name(name) and e.is_file():
+                stem = name[: len(name) - len(Path(name).suffix)]
+                side = entries.get(stem + META_SUFFIX)
+                key = (*_entry_stat(e), *_entry_stat(side))
+                found.append(((*rel, name), "/".join((*rel, stem)), Path(e.path), key))
+    found.sort(key=lambda f: f[0])
+    return [(doc_id, path, key) for _, doc_id, path, key in found]
+
+
+def _sources_of(p: Path) -> list[tuple[str, Path, tuple[int, ...]]]:
+    if p.is_dir():
+        return _folder_files(p)
+    if p.is_file():
+        return [(p.stem, p, _stat_key(p, p.with_name(p.stem + META_SUFFIX)))]
+    raise InputError(f"{p}: no such file or directory")
 
 
 def file_sources(paths: Iterable[str | Path]) -> list[Source]:
@@ -134,26 +202,15 @@ def file_sources(paths: Iterable[str | Path]) -> list[Source]:
     A file's id is its stem; a file found under a directory gets its path relative to that
     directory, without the suffix (``reports/2024/acme``). Ids must be unique.
     """
-    found: dict[str, Path] = {}
+    found: dict[str, tuple[Path, tuple[int, ...]]] = {}
     for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            pairs = [
-                (f.relative_to(p).with_suffix("").as_posix(), f)
-                for f in sorted(p.rglob("*"))
-                if _is_document_file(f)
-            ]
-        elif p.is_file():
-            pairs = [(p.stem, p)]
-        else:
-            raise InputError(f"{p}: no such file or directory")
-        for doc_id, f in pairs:
-            if doc_id in found and found[doc_id] != f:
-                raise InputError(f"{f}: document id {doc_id!r} is also used by {found[doc_id]}")
-            found[doc_id] = f
+        for doc_id, f, key in _sources_of(Path(raw)):
+            if doc_id in found and found[doc_id][0] != f:
+                raise InputError(f"{f}: document id {doc_id!r} is also used by {found[doc_id][0]}")
+            found[doc_id] = (f, key)
     if not found:
         raise InputError("no supported documents found in " + ", ".join(map(str, paths)))
-    return [_file_source(i, f) for i, f in found.items()]
+    return [_file_source(i, f, key) for i, (f, key) in found.items()]
 
 
 def document_sources(docs: Sequence[Document]) -> list[Source]:
@@ -236,9 +293,10 @@ def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None
     gen = live_generation(root)
     if gen is None:
         return None, None, set()
-    ids = {d.id for d in Manifest.from_json(gen / MANIFEST).documents}
+    manifest = Manifest.from_json(gen / MANIFEST)
+    ids = {d.id for d in manifest.documents}
     try:
-        old = Index.open(root)
+        old = Index.open(root, manifest)
     except IndexMismatchError as exc:
         return None, str(exc), ids
     m = old.manifest
@@ -260,20 +318,34 @@ def _doc_row(doc: Document, src: Source, meta: dict[str, str]) -> dict[str, Any]
     }
 
 
+def _settled(stat: tuple[int, ...] | None, started: int) -> list[int] | None:
+    """``stat`` when every modification time in it is safely older than the build."""
+    if stat is None or any(t >= started - RACY_NS for t in stat[1::2]):
+        return None
+    return list(stat)
+
+
 def _plan(
     sources: Sequence[Source], old: Index | None, previous: set[str], report: BuildReport
 ) -> list[_Piece]:
-    """Which documents are kept (same content hash) and which are made again; nothing is
-    parsed yet."""
+    """Which documents are kept (same stat or content hash) and which are made again;
+    nothing is parsed yet."""
+    started = time.time_ns()
     old_docs = {d.id: d for d in old.manifest.documents} if old else {}
     pieces = []
     for src in sources:
         prev = old_docs.get(src.doc_id)
-        if prev is not None and prev.sha256 == src.sha256:
-            pieces.append(_Piece(DocEntry(**asdict(prev))))
+        same_stat = prev is not None and src.stat is not None and prev.stat == list(src.stat)
+        if prev is not None and (same_stat or prev.sha256 == src.sha256):
+            kept = replace(prev, metadata=dict(prev.metadata))
+            if src.stat is not None:
+                kept.stat = _settled(src.stat, started)
+            pieces.append(_Piece(kept))
             report.unchanged.append(src.doc_id)
         else:
-            pieces.append(_Piece(DocEntry(src.doc_id, "", src.source, src.sha256, {}, 0, 0), src))
+            entry = DocEntry(src.doc_id, "", src.source, src.sha256, {}, 0, 0)
+            entry.stat = _settled(src.stat, started)
+            pieces.append(_Piece(entry, src))
             (report.updated if src.doc_id in previous else report.added).append(src.doc_id)
     given = {s.doc_id for s in sources}
     report.removed = sorted(d for d in previous if d not in given)
@@ -338,8 +410,8 @@ def _unchanged(pieces: list[_Piece], old: Index | None, config: IndexConfig) -> 
     if old is None or any(p.source is not None for p in pieces):
         return False
     m = old.manifest
-    same_order = [p.entry.id for p in pieces] == [d.id for d in m.documents]
-    return same_order and m.bm25 == asdict(config.bm25)
+    same = [(p.entry.id, p.entry.stat) for p in pieces] == [(d.id, d.stat) for d in m.documents]
+    return same and m.bm25 == asdict(config.bm25)
 
 
 def _write_segment(
@@ -372,6 +444,20 @@ def _write_segment(
     return builder.name, builder.rows
 
 
+def _row_texts(path: Path, rows: np.ndarray) -> list[str]:
+    """The ``text`` of some rows of a chunks file, reading only their row groups."""
+    if not rows.size:
+        return []
+    pf = pq.ParquetFile(path)
+    ends = np.cumsum([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
+    groups = np.unique(np.searchsorted(ends, rows, side="right"))
+    texts = pf.read_row_groups(groups.tolist(), columns=["text"]).column("text")
+    starts = np.concatenate([[0], ends[:-1]])
+    local = np.searchsorted(groups, np.searchsorted(ends, rows, side="right"))
+    before = np.concatenate([[0], np.cumsum(ends[groups] - starts[groups])[:-1]])
+    return texts.take(pa.array(before[local] + rows - starts[groups[local]])).to_pylist()
+
+
 def _live_parts(
     root: Path, manifest: Manifest, old: Index | None, params: BM25Params
 ) -> tuple[list[SegmentPart], dict[str, np.ndarray]]:
@@ -393,9 +479,7 @@ def _live_parts(
             was_live = np.broadcast_to(was_live, size)
             if name in old.manifest.live_df:
                 base = np.load(old.gen / LIVE_DF / f"{name}.npy")
-        removed = np.flatnonzero(was_live & (pos < 0))
-        texts = pq.read_table(root / name / CHUNKS, columns=["text"]).column("text")
-        gone = texts.take(pa.array(removed)).to_pylist() if removed.size else []
+        gone = _row_texts(root / name / CHUNKS, np.flatnonzero(was_live & (pos < 0)))
         live_df[name] = live_doc_freqs(segment, base, gone, params)
         parts.append(SegmentPart(segment, pos, live_df[name]))
     return parts, live_df

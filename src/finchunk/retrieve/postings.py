@@ -186,7 +186,8 @@ class SegmentWriter:
         counts = Counter(terms)
         vocab = self.vocab
         ids = [vocab.setdefault(t, len(vocab)) for t in counts]
-        tf = np.fromiter(counts.values(), dtype=np.uint32, count=len(counts))
+        wide = counts and max(counts.values()) > 0xFFFF
+        tf = np.fromiter(counts.values(), np.uint32 if wide else np.uint16, count=len(counts))
         self._recent.append((np.asarray(ids, dtype=np.int32), tf))
         self._counts.append(len(counts))
         self._lengths.append(length)
@@ -203,7 +204,7 @@ class SegmentWriter:
         self._seal()
         n_docs = len(self._lengths)
         terms = np.concatenate([b[0] for b in self._blocks] or [np.zeros(0, np.int32)])
-        tf = np.concatenate([b[1] for b in self._blocks] or [np.zeros(0, np.uint32)])
+        tf = np.concatenate([b[1] for b in self._blocks] or [np.zeros(0, np.uint16)])
         self._blocks = []
         words = sorted(self.vocab, key=lambda w: w.encode("utf-8"))
         rank = np.empty(len(words), dtype=np.int32)
@@ -248,7 +249,7 @@ def _encode(
 
 
 #: Postings encoded per batch.
-_BATCH = 1 << 21
+_BATCH = 1 << 19
 
 
 def _encode_terms(

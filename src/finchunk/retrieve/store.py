@@ -97,6 +97,7 @@ class DocEntry:
     segment: str = ""
     segment_row: int = 0  # its first chunk's row in the segment
     doc_row: int = 0  # its row in the segment's documents.parquet
+    stat: list[int] | None = None  # sizes and mtimes of its file (and sidecar) when indexed
 
 
 @dataclass
@@ -247,7 +248,8 @@ class Index:
         self._candidates: dict[str, CandidateVectors] = {}
 
     @classmethod
-    def open(cls, path: str | Path) -> Index:
+    def open(cls, path: str | Path, manifest: Manifest | None = None) -> Index:
+        """The live generation at ``path`` (``manifest``: its manifest, already read)."""
         root = Path(path)
         if not root.is_dir():
             raise InputError(f"{root}: no such index directory")
@@ -257,7 +259,7 @@ class Index:
                 f"{root}: not a finchunk index (no {CURRENT} file); build one "
                 f"with `finchunk index FILES -o {root}`"
             )
-        manifest = Manifest.from_json(gen / MANIFEST)
+        manifest = manifest or Manifest.from_json(gen / MANIFEST)
         _check_version(root, manifest)
         return cls(root, gen, manifest)
 
