@@ -137,9 +137,10 @@ def _sidecar_metadata(path: Path) -> tuple[dict[str, Any], bytes]:
     return meta, raw
 
 
-def _file_source(doc_id: str, path: Path, stat: tuple[int, ...]) -> Source:
+def _file_source(doc_id: str, name: str, stat: tuple[int, ...]) -> Source:
     """A file's source; the file and its sidecar are read only when hashed or loaded (a
     bad sidecar is then said, naming it)."""
+    path = Path(name)
 
     def loader() -> Document:
         meta = _sidecar_metadata(path)[0]
@@ -152,7 +153,7 @@ def _file_source(doc_id: str, path: Path, stat: tuple[int, ...]) -> Source:
     def digest() -> str:
         return _sha256(read_bytes(path), _sidecar_metadata(path)[1])
 
-    return Source(doc_id, str(path), digest, loader, stat)
+    return Source(doc_id, name, digest, loader, stat)
 
 
 def _is_document_name(name: str) -> bool:
@@ -166,11 +167,11 @@ def _entry_stat(entry: os.DirEntry[str] | None) -> list[int]:
     return [st.st_size, st.st_mtime_ns]
 
 
-def _folder_files(root: Path) -> list[tuple[str, Path, tuple[int, ...]]]:
+def _folder_files(root: Path) -> list[tuple[str, str, tuple[int, ...]]]:
     """Supported files under ``root`` (recursively, in path order): id (relative path
     without suffix), path, and the stat key of the file and its sidecar. One ``scandir``
     per folder: no per-file path objects or repeated stats."""
-    found: list[tuple[tuple[str, ...], str, Path, tuple[int, ...]]] = []
+    found: list[tuple[tuple[str, ...], str, str, tuple[int, ...]]] = []
     stack: list[tuple[str, ...]] = [()]
     while stack:
         rel = stack.pop()
@@ -183,16 +184,16 @@ def _folder_files(root: Path) -> list[tuple[str, Path, tuple[int, ...]]]:
                 stem = name[: len(name) - len(Path(name).suffix)]
                 side = entries.get(stem + META_SUFFIX)
                 key = (*_entry_stat(e), *_entry_stat(side))
-                found.append(((*rel, name), "/".join((*rel, stem)), Path(e.path), key))
+                found.append(((*rel, name), "/".join((*rel, stem)), e.path, key))
     found.sort(key=lambda f: f[0])
     return [(doc_id, path, key) for _, doc_id, path, key in found]
 
 
-def _sources_of(p: Path) -> list[tuple[str, Path, tuple[int, ...]]]:
+def _sources_of(p: Path) -> list[tuple[str, str, tuple[int, ...]]]:
     if p.is_dir():
         return _folder_files(p)
     if p.is_file():
-        return [(p.stem, p, _stat_key(p, p.with_name(p.stem + META_SUFFIX)))]
+        return [(p.stem, str(p), _stat_key(p, p.with_name(p.stem + META_SUFFIX)))]
     raise InputError(f"{p}: no such file or directory")
 
 
@@ -202,7 +203,7 @@ def file_sources(paths: Iterable[str | Path]) -> list[Source]:
     A file's id is its stem; a file found under a directory gets its path relative to that
     directory, without the suffix (``reports/2024/acme``). Ids must be unique.
     """
-    found: dict[str, tuple[Path, tuple[int, ...]]] = {}
+    found: dict[str, tuple[str, tuple[int, ...]]] = {}
     for raw in paths:
         for doc_id, f, key in _sources_of(Path(raw)):
             if doc_id in found and found[doc_id][0] != f:
