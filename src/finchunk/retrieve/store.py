@@ -67,6 +67,7 @@ from finchunk.retrieve.segments import (
     fsync_tree,
     positions_of,
 )
+from finchunk.retrieve.segments import DOC_SCHEMA as DOC_SCHEMA  # its home before segments
 
 FORMAT = 2
 CURRENT = "CURRENT"
