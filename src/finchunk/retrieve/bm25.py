@@ -427,6 +427,8 @@ class BM25Index:
             bound[tid] = bound.get(tid, 0.0) + max(idf, 0.0) * (self.params.k1 + 1) * _SLACK
         by_df = sorted(bound, key=lambda t: (int(seg.doc_freqs[t]), t))
         total = sum(int(seg.doc_freqs[t]) for t in by_df)
+        if not by_df or int(seg.doc_freqs[by_df[-1]]) * 2 < total:
+            return None  # no term dominates the postings: pruning would skip little
         rare, seen = [], 0
         for t in by_df:  # the rarest terms, about an eighth of the postings, name a first pool
             if rare and seen + int(seg.doc_freqs[t]) > total // 8:
