@@ -276,12 +276,13 @@ def test_pdf_last_line_word_or_year_is_not_a_page_number() -> None:
 
 
 def test_duplicate_keys_in_sidecar_metadata_are_an_error(tmp_path: Path) -> None:
-    from finchunk.retrieve.build import file_sources
+    from finchunk.retrieve.build import build_index, file_sources
 
     (tmp_path / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
     (tmp_path / "a.meta.json").write_text('{"year": 2023, "year": 2024}', encoding="utf-8")
     with pytest.raises(ParseError, match=r"a\.meta\.json.*'year' is given twice"):
-        file_sources([tmp_path / "a.md"])
+        build_index(file_sources([tmp_path / "a.md"]), tmp_path / "idx")  # said when read
+    assert not (tmp_path / "idx").exists()
 
 
 def test_image_only_pdf_is_one_line_for_every_command(tmp_path: Path) -> None:

@@ -320,5 +320,6 @@ def test_bad_inputs_name_the_path(tmp_path):
     assert "sub/x" in {s.doc_id for s in file_sources([docs])}
     (docs / "bad.meta.json").write_text("[1, 2]")
     (docs / "bad.md").write_text("# Bad\n\ntext\n")
-    with pytest.raises(Exception, match="bad.meta.json"):
-        file_sources([docs])
+    with pytest.raises(Exception, match="bad.meta.json"):  # said when the file is first read
+        build_index(file_sources([docs]), tmp_path / "with-bad-sidecar")
+    assert not (tmp_path / "with-bad-sidecar" / "CURRENT").exists()

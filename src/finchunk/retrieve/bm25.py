@@ -1,12 +1,16 @@
-"""BM25 (Okapi, as rank_bm25's ``BM25Okapi``, the lesson's retriever) in a few numpy arrays.
+"""BM25 (Okapi, as rank_bm25's ``BM25Okapi``, the lesson's retriever) over compact postings.
 
-The index is an inverted file: for every term, the chunks that contain it and the term's
-precomputed BM25 weight in each (the eager scoring bm25s uses). A query touches only the
-postings of its terms: their weights are summed per chunk (one ``bincount`` over the
-chunks the postings name, no Python loop and no pass over the whole corpus), and only those
-chunks are ranked. With :data:`LESSON_PARAMS` scores equal ``BM25Okapi.get_scores`` (same
-idf with the same floor for very common terms; a query term repeated counts again);
-``tests/test_bm25.py`` checks it.
+The index is an inverted file in one or more segments (:mod:`finchunk.retrieve.postings`:
+sorted terms, varint document gaps and term frequencies, memory-mapped). A query touches
+only the postings of its terms: each term's weights are computed from its frequencies and
+the corpus statistics (:class:`CorpusStats`: document count, total length, mean idf), summed
+per chunk over the chunks the postings name (a scratch array touched only there, or one
+``bincount`` when the postings cover much of the corpus), and only those chunks are ranked
+(:func:`top_k`). The statistics are computed and merged in one place
+(:func:`merge_doc_freqs`, :func:`corpus_stats`), so segments, shards or other stores give
+the scores of one index over all their chunks. With :data:`LESSON_PARAMS` scores equal
+``BM25Okapi.get_scores`` (same idf with the same floor for very common terms; a query term
+repeated counts again); ``tests/test_bm25.py`` checks it.
 
 Terms and lengths come from the parameters' :class:`~finchunk.retrieve.text.TextPipeline`,
 for texts and queries alike; the length a text is normalised by counts the terms the
@@ -23,7 +27,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,8 +37,17 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.retrieve.base import Hits
-from finchunk.retrieve.bm25_stats import TermStats, count_terms
+from finchunk.retrieve.postings import Segment, SegmentWriter
 from finchunk.retrieve.text import LESSON_TEXT, TextPipeline
+
+_MISSING = object()
+#: A term's postings in MaxScore: documents, and frequencies or weights (cached terms).
+_Decoded = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
+#: Upper bounds are inflated this much: float32 rounding never lets a weight pass them.
+_SLACK = 1 + 1e-5
+
+#: Version of the files :meth:`BM25Index.save` writes (1: main's arrays of float weights).
+BM25_FORMAT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,115 +100,446 @@ LESSON_PARAMS = BM25Params(k1=1.5, b=0.75, epsilon=0.25, text=LESSON_TEXT)
 
 def okapi_idf(doc_freq: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     """Robertson–Spärck Jones idf, negatives floored as in rank_bm25."""
-    idf = np.log(n_docs - doc_freq + 0.5) - np.log(doc_freq + 0.5)
+    idf = raw_idf(doc_freq, n_docs)
     if idf.size:
         floor = epsilon * float(idf.mean())
         idf = np.where(idf < 0, floor, idf)
     return idf
 
 
-class BM25Index:
-    """BM25 over a list of texts; ``search`` returns positions into that list."""
+def raw_idf(doc_freq: np.ndarray, n_docs: int) -> np.ndarray:
+    """Robertson–Spärck Jones idf before rank_bm25's floor (negative for common terms)."""
+    df = np.asarray(doc_freq, dtype=np.float64)
+    return np.log(n_docs - df + 0.5) - np.log(df + 0.5)
 
-    def __init__(self, texts: Sequence[str], params: BM25Params = BM25Params()) -> None:
-        self.params = params
-        self.size = len(texts)
-        self._index(count_terms(texts, params.text))
+
+# --- corpus statistics: the one place they are computed and merged --------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusStats:
+    """What BM25's weights need from the whole corpus: its size, its total length (the
+    average length is ``total_length / n_docs``, exact whatever order the parts come in) and
+    the mean raw idf over its vocabulary, terms in sorted order (the floor of
+    :func:`okapi_idf` is ``epsilon`` times it)."""
+
+    n_docs: int
+    total_length: int
+    idf_mean: float
+
+    @property
+    def avgdl(self) -> float:
+        return self.total_length / self.n_docs if self.n_docs and self.total_length else 1.0
 
     @classmethod
-    def from_stats(cls, stats: TermStats, params: BM25Params = BM25Params()) -> BM25Index:
-        """The index of counted (or merged, :mod:`finchunk.retrieve.bm25_stats`) statistics:
-        equal to building it from the texts."""
+    def of(cls, doc_freqs: np.ndarray, n_docs: int, total_length: int) -> CorpusStats:
+        """From the document frequencies of every term (sorted terms; zeros ignored)."""
+        df = np.asarray(doc_freqs)
+        df = df[df > 0]  # exact sum: the same mean whatever order the terms come in
+        mean = math.fsum(raw_idf(df, n_docs).tolist()) / df.size if df.size else 0.0
+        return cls(int(n_docs), int(total_length), mean)
+
+
+def merge_doc_freqs(
+    parts: Iterable[tuple[Sequence[bytes], np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Vocabularies with their document frequencies (one pair per shard or segment) → the
+    sorted union of the terms (UTF-8 bytes) and their summed frequencies; terms whose total
+    is 0 (only in deleted documents) are dropped. The one function that merges BM25
+    statistics: segments, shards and other backends go through it."""
+    terms, freqs = [], []
+    for words, df in parts:
+        terms.append(np.asarray(list(words), dtype=object))
+        freqs.append(np.asarray(df, dtype=np.int64))
+    if not terms:
+        return np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64)
+    union, inverse = np.unique(np.concatenate(terms), return_inverse=True)
+    total = np.bincount(inverse.ravel(), weights=np.concatenate(freqs), minlength=union.size)
+    keep = total > 0
+    return union[keep], total[keep].astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentPart:
+    """A segment as part of an index: ``positions`` maps its documents to the index's
+    positions (-1: deleted; None: 0..size-1), ``doc_freqs`` counts only its live documents
+    (None: the segment's own, nothing deleted)."""
+
+    segment: Segment
+    positions: np.ndarray | None = None
+    doc_freqs: np.ndarray | None = None
+
+    def df(self, term_id: int) -> int:
+        source = self.segment.doc_freqs if self.doc_freqs is None else self.doc_freqs
+        return int(source[term_id])
+
+
+def corpus_stats(parts: Sequence[SegmentPart]) -> CorpusStats:
+    """The statistics of the live documents of ``parts``: what a full rebuild over them
+    computes (integer counts and lengths; the idf mean summed exactly)."""
+    n = total = 0
+    for p in parts:
+        lengths = p.segment.doc_lengths
+        if p.positions is not None:
+            lengths = lengths[p.positions >= 0]
+        n += int(lengths.size)
+        total += int(lengths.sum(dtype=np.int64))
+    return CorpusStats.of(_live_doc_freqs(parts) if parts else np.zeros(0), n, total)
+
+
+def _live_doc_freqs(parts: Sequence[SegmentPart]) -> np.ndarray:
+    """Each live term's document frequency over ``parts`` (in no particular order): the
+    largest segment's array, the other segments' terms looked up in it."""
+    live = [p.segment.doc_freqs if p.doc_freqs is None else p.doc_freqs for p in parts]
+    big = max(range(len(parts)), key=lambda i: parts[i].segment.n_terms)
+    base, df = parts[big].segment, np.array(live[big], dtype=np.int64)
+    extra: dict[bytes, int] = {}
+    for i, part in enumerate(parts):
+        if i == big:
+            continue
+        for term, count in zip(part.segment.terms(), live[i].tolist(), strict=True):
+            j = base.term_id(term) if count else -1
+            if j >= 0:
+                df[j] += count
+            elif count:
+                extra[term] = extra.get(term, 0) + count
+    return np.concatenate([df, np.fromiter(extra.values(), dtype=np.int64, count=len(extra))])
+
+
+def segment_of(texts: Iterable[str], params: BM25Params) -> Segment:
+    """A segment over ``texts`` with ``params``' text pipeline (streams: no token lists)."""
+    writer = SegmentWriter()
+    for text in texts:
+        writer.add(*params.text.terms(text))
+    return writer.finish()
+
+
+class BM25Index:
+    """BM25 over a list of texts; ``search`` returns positions into that list.
+
+    ``cache_bytes``: how much memory the decoded postings of recent query terms may take
+    (0: none; each query then decodes its terms afresh).
+
+    Postings hold term frequencies; weights are computed per query from the corpus
+    statistics (float64, rounded to float32 per posting, summed per chunk in query-term
+    order, as when they were precomputed). An index is one segment or several
+    (:class:`SegmentPart`, incremental indexes) with statistics over all of them."""
+
+    cache_bytes: int = 64 << 20
+
+    def __init__(self, texts: Iterable[str], params: BM25Params = BM25Params()) -> None:
+        segment = segment_of(texts, params)
+        stats = CorpusStats.of(segment.doc_freqs, segment.size, int(segment.doc_lengths.sum()))
+        self._setup(params, [SegmentPart(segment)], stats, segment.size)
+
+    @classmethod
+    def from_parts(
+        cls, params: BM25Params, parts: Sequence[SegmentPart], stats: CorpusStats, size: int
+    ) -> BM25Index:
         obj = cls.__new__(cls)
-        obj.params = params
-        obj.size = stats.size
-        obj._index(stats)
+        obj._setup(params, list(parts), stats, size)
         return obj
 
-    def _index(self, stats: TermStats) -> None:
-        self.vocab = {t: i for i, t in enumerate(stats.vocab)}
-        lengths, terms, tf = stats.lengths, stats.terms, stats.tf
-        order = np.argsort(terms, kind="stable")  # postings grouped by term, docs ascending
-        self._docs = stats.text_of[order].astype(np.int32)
-        df = stats.doc_freq()
-        self._offsets = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
-        avgdl = stats.avg_length()
-        k1, b = self.params.k1, self.params.b
-        norm = k1 * (1 - b + b * lengths / avgdl)
-        tf_sorted = tf[order]
-        idf = okapi_idf(df, stats.size, self.params.epsilon)
-        self._weights = (
-            idf[terms[order]] * tf_sorted * (k1 + 1) / (tf_sorted + norm[self._docs])
-        ).astype(np.float32)
+    def _setup(
+        self, params: BM25Params, parts: list[SegmentPart], stats: CorpusStats, size: int
+    ) -> None:
+        self.params = params
+        self.parts = parts
+        self.stats = stats
+        self.size = size
+        self._lock = threading.Lock()
+        self._norms: list[np.ndarray | None] = [None] * len(parts)
+        self._cache: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+        self._cached = 0
+        self._acc: np.ndarray | None = None
+        self._owner: np.ndarray | None = None
 
-    def _postings(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """Chunk ids and weights of every posting of the query's terms, term by term."""
-        ids = [self.vocab[t] for t in self.params.text.tokens(query) if t in self.vocab]
-        if not ids or not self.size:
-            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
-        parts = [slice(self._offsets[i], self._offsets[i + 1]) for i in ids]
-        docs = np.concatenate([self._docs[p] for p in parts])
-        weights = np.concatenate([self._weights[p] for p in parts])
-        return docs, weights
+    # -- scoring ---------------------------------------------------------------------------
+    def _idf(self, df: int) -> float:
+        n = self.stats.n_docs
+        idf = math.log(n - df + 0.5) - math.log(df + 0.5)
+        return self.params.epsilon * self.stats.idf_mean if idf < 0 else idf
+
+    def _norm(self, i: int) -> np.ndarray:
+        """Part ``i``'s length normalisation per document (computed on first use)."""
+        if self._norms[i] is None:
+            k1, b = self.params.k1, self.params.b
+            lengths = self.parts[i].segment.doc_lengths.astype(np.float64)
+            self._norms[i] = k1 * (1 - b + b * lengths / self.stats.avgdl)
+        return self._norms[i]
+
+    def _weights(self, idf: float, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
+        """``idf * tf * (k1 + 1) / (tf + norm)`` in float64 (in place), then float32."""
+        t = tf.astype(np.float64)
+        num = t * idf
+        num *= self.params.k1 + 1
+        norm += t
+        num /= norm
+        return num.astype(np.float32)
+
+    def _term(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """Positions and weights of one term's postings over every segment, kept in a
+        bounded cache (:attr:`cache_bytes`): questions share terms, and an index's
+        statistics do not change while it is open."""
+        hit = self._cache.get(term, _MISSING)
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
+        found = self._term_postings(term)
+        size = 64 if found is None else found[0].nbytes + found[1].nbytes
+        with self._lock:
+            while self._cache and self._cached + size > self.cache_bytes:
+                old = self._cache.pop(next(iter(self._cache)))  # the oldest first
+                self._cached -= 64 if old is None else old[0].nbytes + old[1].nbytes
+            if self._cached + size <= self.cache_bytes:
+                if found is not None:
+                    for a in found:
+                        a.flags.writeable = False
+                self._cache[term] = found
+                self._cached += size
+        return found
+
+    def _term_postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        found = [(i, p, p.segment.term_id(term)) for i, p in enumerate(self.parts)]
+        found = [(i, p, t) for i, p, t in found if t >= 0]
+        df = sum(p.df(t) for _, p, t in found)
+        if not df:
+            return None
+        idf = self._idf(df)
+        docs, weights = [], []
+        for i, part, t in found:
+            local, tf = part.segment.postings_of(t)
+            w = self._weights(idf, tf, self._norm(i)[local])
+            if part.positions is not None:
+                local = part.positions[local]
+                live = local >= 0
+                local, w = local[live], w[live]
+            docs.append(local)
+            weights.append(w)
+        if len(docs) == 1:
+            return docs[0], weights[0]
+        return np.concatenate(docs), np.concatenate(weights)
+
+    def _postings(self, query: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per query term (repeats count again), its postings' positions and weights."""
+        if not self.size:
+            return []
+        terms = [self._term(t) for t in self.params.text.tokens(query)]
+        return [t for t in terms if t is not None]
+
+    def _accumulate(
+        self, terms: list[tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct positions the terms touch (any order) and their summed scores."""
+        if len(terms) == 1:
+            return terms[0]
+        total = sum(d.size for d, _ in terms)
+        if total * 8 > self.size:  # dense: a pass over the chunks costs no more
+            docs = np.concatenate([d for d, _ in terms])
+            weights = np.concatenate([w for _, w in terms])
+            sums = np.bincount(docs, weights=weights, minlength=self.size)
+            # weights are > 0 unless an idf is 0: only then are the postings counted
+            positive = weights.min() > 0
+            touched = np.flatnonzero(sums if positive else np.bincount(docs, minlength=self.size))
+            return touched, sums[touched].astype(np.float32)
+        with self._lock:
+            return self._sparse(terms, total)
+
+    def _sparse(
+        self, terms: list[tuple[np.ndarray, np.ndarray]], total: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Sums in a scratch array touched only where the postings are (reset after)."""
+        if self._acc is None or self._owner is None:
+            self._acc = np.zeros(self.size, dtype=np.float64)
+            self._owner = np.zeros(self.size, dtype=np.int64)
+        acc, owner = self._acc, self._owner
+        for d, w in terms:  # a term's documents are distinct: += is exact, in term order
+            acc[d] += w
+        docs = np.concatenate([d for d, _ in terms])
+        slot = np.arange(total, dtype=np.int64)
+        owner[docs] = slot
+        docs = docs[owner[docs] == slot]  # one entry per document
+        sums = acc[docs].astype(np.float32)
+        acc[docs] = 0.0
+        return docs, sums
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every text for ``query``; terms the index lacks add nothing."""
-        docs, weights = self._postings(query)
-        if not docs.size:
+        terms = self._postings(query)
+        if not terms:
             return np.zeros(self.size, dtype=np.float32)
+        docs = np.concatenate([d for d, _ in terms])
+        weights = np.concatenate([w for _, w in terms])
         return np.bincount(docs, weights=weights, minlength=self.size).astype(np.float32)
 
     def matched(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """The chunks sharing a term with ``query`` (ascending) and their BM25 scores.
-
-        Sums per chunk in posting order, as :meth:`scores` does, so the values are equal.
-        """
-        docs, weights = self._postings(query)
-        if not docs.size:
+        """The chunks sharing a term with ``query`` (ascending) and their BM25 scores
+        (equal to :meth:`scores`' values)."""
+        terms = self._postings(query)
+        if not terms:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        if docs.size * 8 > self.size:  # dense enough: one pass over the chunks is cheaper
-            full = np.bincount(docs, weights=weights, minlength=self.size)
-            positions = np.flatnonzero(np.bincount(docs, minlength=self.size))
-            return positions, full[positions].astype(np.float32)
-        positions, inverse = np.unique(docs, return_inverse=True)
-        sums = np.bincount(inverse, weights=weights, minlength=positions.size)
-        return positions.astype(np.int64), sums.astype(np.float32)
+        docs, sums = self._accumulate(terms)
+        order = np.argsort(docs, kind="stable")
+        return docs[order].astype(np.int64), sums[order]
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
         """Top ``k`` chunks sharing a term with ``query``; ``mask`` (bool per text)
-        restricts the candidates."""
-        positions, scores = self.matched(query)
+        restricts the candidates. Costs what the query's postings cost: only the chunks
+        they touch are summed and ranked."""
+        if k <= 0 or not self.size:
+            return Hits.empty()
+        tokens = self.params.text.tokens(query)
+        pruned = self._maxscore(tokens, k, mask)
+        if pruned is not None:
+            return pruned
+        terms = [t for t in (self._term(tok) for tok in tokens) if t is not None]
+        if not terms:
+            return Hits.empty()
+        docs, sums = self._accumulate(terms)
         if mask is not None:
-            keep = mask[positions]
-            positions, scores = positions[keep], scores[keep]
-        found = Hits.top(scores, k)
-        return Hits(positions[found.positions], found.scores)
+            keep = mask[docs]
+            docs, sums = docs[keep], sums[keep]
+        return top_k(docs, sums, k)
+
+    # -- MaxScore: exact top-k without weighing and summing the common terms' postings -----
+    def _maxscore(self, tokens: list[str], k: int, mask: np.ndarray | None) -> Hits | None:
+        """The exact top ``k`` by MaxScore (one segment, all live), or None where pruning
+        does not pay. A term adds at most ``idf * (k1 + 1)`` to a chunk; once ``k`` chunks
+        score ``theta``, chunks holding only terms whose bounds sum below ``theta`` cannot
+        enter the top ``k``. So the candidates are the chunks of the other terms, scored
+        exactly: each term's weight looked up per candidate, summed in query-term order
+        (the sums :meth:`scores` makes, bit for bit)."""
+        if len(self.parts) != 1 or self.parts[0].positions is not None:
+            return None
+        seg = self.parts[0].segment
+        decoded: dict[int, _Decoded] = {}
+        occ = []
+        for token in tokens:
+            tid = seg.term_id(token)
+            if tid < 0:
+                continue
+            occ.append((tid, self._idf(int(seg.doc_freqs[tid]))))
+            if self.cache_bytes > 0 and tid not in decoded:  # weighed once, then looked up
+                weighed = self._term(token)
+                if weighed is not None:
+                    decoded[tid] = (weighed[0], None, weighed[1])
+        bound: dict[int, float] = {}
+        for tid, idf in occ:  # a repeated term adds its bound again
+            bound[tid] = bound.get(tid, 0.0) + max(idf, 0.0) * (self.params.k1 + 1) * _SLACK
+        by_df = sorted(bound, key=lambda t: (int(seg.doc_freqs[t]), t))
+        total = sum(int(seg.doc_freqs[t]) for t in by_df)
+        if not by_df or int(seg.doc_freqs[by_df[-1]]) * 2 < total:
+            return None  # no term dominates the postings: pruning would skip little
+        rare, seen = [], 0
+        for t in by_df:  # the rarest terms, about an eighth of the postings, name a first pool
+            if rare and seen + int(seg.doc_freqs[t]) > total // 8:
+                break
+            rare.append(t)
+            seen += int(seg.doc_freqs[t])
+        if len(rare) == len(by_df):
+            return None  # nothing common to skip
+        pool = self._pool(seg, rare, decoded, mask)
+        if pool.size < k:
+            return None
+        scores = self._exact(seg, occ, pool, decoded)
+        theta = float(np.partition(scores, pool.size - k)[pool.size - k])
+        skip, spent = set(), 0.0
+        for t in reversed(by_df):  # the commonest terms, while their bounds stay below theta
+            if spent + bound[t] >= theta:
+                break
+            skip.add(t)
+            spent += bound[t]
+        essential = [t for t in by_df if t not in skip]
+        if set(essential) <= set(rare):
+            return top_k(pool, scores, k)
+        if sum(int(seg.doc_freqs[t]) for t in essential) * 4 > total:
+            return None  # the candidates would be most of the postings anyway
+        pool = self._pool(seg, essential, decoded, mask)
+        return top_k(pool, self._exact(seg, occ, pool, decoded), k)
+
+    def _pool(
+        self,
+        seg: Segment,
+        terms: list[int],
+        decoded: dict[int, _Decoded],
+        mask: np.ndarray | None,
+    ) -> np.ndarray:
+        """The distinct chunks (ascending) holding any of ``terms``, within ``mask``."""
+        for t in terms:
+            if t not in decoded:
+                decoded[t] = (*seg.postings_of(t), None)
+        if len(terms) == 1:
+            pool = np.asarray(decoded[terms[0]][0], dtype=np.int64)
+        else:
+            pool = np.sort(np.concatenate([decoded[t][0] for t in terms]))
+            pool = pool[np.concatenate([[True], pool[1:] != pool[:-1]])]
+        return pool if mask is None else pool[mask[pool]]
+
+    def _exact(
+        self,
+        seg: Segment,
+        occ: list[tuple[int, float]],
+        pool: np.ndarray,
+        decoded: dict[int, _Decoded],
+    ) -> np.ndarray:
+        """The exact BM25 scores of ``pool`` (ascending chunks): per query term in order,
+        its weight where the chunk holds it (a binary search in its postings)."""
+        acc = np.zeros(pool.size, dtype=np.float64)
+        norm = self._norm(0)
+        for tid, idf in occ:
+            if tid not in decoded:
+                decoded[tid] = (*seg.postings_of(tid), None)
+            docs, tf, weights = decoded[tid]
+            at = np.minimum(np.searchsorted(docs, pool), docs.size - 1)
+            found = np.flatnonzero(docs[at] == pool)
+            if weights is not None:
+                acc[found] += weights[at[found]]
+            else:
+                acc[found] += self._weights(idf, tf[at[found]], norm[pool[found]])
+        return acc.astype(np.float32)
 
     # -- persistence: plain, inspectable files ---------------------------------------------
     def save(self, directory: str | Path) -> None:
+        """One segment's files and ``bm25.json`` (size, parameters, corpus statistics)."""
+        if len(self.parts) != 1 or self.parts[0].positions is not None:
+            raise ValueError("only a single-segment BM25 index is saved as one directory")
         d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        np.save(d / "postings_docs.npy", self._docs)
-        np.save(d / "postings_weights.npy", self._weights)
-        np.save(d / "term_offsets.npy", self._offsets)
-        meta = {"size": self.size, "params": asdict(self.params)}
+        self.parts[0].segment.save(d)
+        meta = {
+            "format": BM25_FORMAT,
+            "size": self.size,
+            "params": asdict(self.params),
+            "stats": asdict(self.stats),
+        }
         (d / "bm25.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        (d / "vocab.json").write_text(json.dumps(self.vocab, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
     def load(cls, directory: str | Path) -> BM25Index:
+        """Memory-mapped: opening costs milliseconds whatever the index's size."""
         d = Path(directory)
         try:
             meta = json.loads((d / "bm25.json").read_text(encoding="utf-8"))
-            obj = cls.__new__(cls)
-            obj.params = BM25Params.from_dict(meta["params"])
-            obj.size = int(meta["size"])
-            obj.vocab = json.loads((d / "vocab.json").read_text(encoding="utf-8"))
-            obj._docs = np.load(d / "postings_docs.npy")
-            obj._weights = np.load(d / "postings_weights.npy")
-            obj._offsets = np.load(d / "term_offsets.npy")
+            if meta.get("format") != BM25_FORMAT:
+                raise InputError(
+                    f"{d}: BM25 files of an older finchunk; rebuild with `finchunk index`"
+                )
+            params = BM25Params.from_dict(meta["params"])
+            stats = CorpusStats(**meta["stats"])
+            segment = Segment.load(d)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{d}: not a readable BM25 index ({exc})") from exc
         except InputError as exc:
             raise InputError(f"{d}: {exc}") from None
-        return obj
+        return cls.from_parts(params, [SegmentPart(segment)], stats, int(meta["size"]))
+
+
+def top_k(docs: np.ndarray, scores: np.ndarray, k: int) -> Hits:
+    """The ``k`` best of ``scores`` (one per entry of ``docs``, any order), ties broken by
+    position: a partition over the candidates only, then a sort of the few kept."""
+    if k <= 0 or not docs.size:
+        return Hits.empty()
+    if docs.size > k:
+        kth = np.partition(scores, docs.size - k)[docs.size - k]
+        keep = np.flatnonzero(scores >= kth)
+        docs, scores = docs[keep], scores[keep]
+    order = np.lexsort((docs, -scores))[:k]
+    return Hits(docs[order].astype(np.int64), scores[order].astype(np.float32))

@@ -1,14 +1,21 @@
-"""Building an index: sources → parse → chunk → embed → a new generation.
+"""Building an index: sources → parse → chunk → embed → segments and a new generation.
 
-Re-indexing reuses the chunks and vectors of documents whose content hash is unchanged and
-drops documents no longer given; the generation is written and published by
-:mod:`finchunk.retrieve.store`, atomically.
+Re-indexing keeps the documents whose file stat or content hash is unchanged where they are
+(in their segments) and writes the changed ones into one new segment
+(:mod:`finchunk.retrieve.segments`); an unchanged folder writes nothing. Parsing, chunking
+and embedding run on a :class:`Work` (here, or on a Dask cluster), a batch of documents at a
+time, so memory stays bounded by a batch and a row group. The generation is written and
+published by :mod:`finchunk.retrieve.store`, atomically. :func:`assemble` gives a whole
+generation in memory instead, for stores written whole (PostgreSQL).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
@@ -17,6 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 import finchunk
 from finchunk.chunk import Strategy, make_chunker
@@ -25,14 +33,22 @@ from finchunk.files import DuplicateKeyError, read_bytes, unique_keys
 from finchunk.model import Document
 from finchunk.parse import SUPPORTED_SUFFIXES, load
 from finchunk.records import CHUNK_SCHEMA, chunk_table, document_records, metadata_json
-from finchunk.retrieve.bm25 import BM25Index, BM25Params
+from finchunk.retrieve.bm25 import BM25Params, SegmentPart, corpus_stats
 from finchunk.retrieve.bm25_stats import TermStats, count_terms
 from finchunk.retrieve.dense import Embedder, embed_passages, make_embedder
 from finchunk.retrieve.filters import canonical_metadata
-from finchunk.retrieve.lexical import LexicalIndex
-from finchunk.retrieve.store import (
+from finchunk.retrieve.postings import Segment
+from finchunk.retrieve.segments import (
+    BM25_DIR,
+    CHUNKS,
     DOC_SCHEMA,
+    SegmentBuilder,
+    live_doc_freqs,
+    positions_of,
+)
+from finchunk.retrieve.store import (
     FORMAT,
+    LIVE_DF,
     MANIFEST,
     DocEntry,
     Index,
@@ -77,12 +93,36 @@ class IndexConfig:
 
 @dataclass(frozen=True)
 class Source:
-    """One document to index: an id, where it comes from, a content hash and a loader."""
+    """One document to index: an id, where it comes from, a content hash and a loader.
+
+    ``digest`` is the hash or what computes it (files are read for it only when their
+    ``stat`` — sizes and modification times of the file and its sidecar — differs from
+    the one the index recorded)."""
 
     doc_id: str
     source: str
-    sha256: str
+    digest: str | Callable[[], str]
     loader: Callable[[], Document]
+    stat: tuple[int, ...] | None = None
+
+    @property
+    def sha256(self) -> str:
+        if callable(self.digest):
+            object.__setattr__(self, "digest", self.digest())
+        return str(self.digest)
+
+
+#: A file modified this close to a build (ns) may change again within its clock tick: its
+#: stat is not recorded, so the next build hashes it (git's "racy" rule).
+RACY_NS = 2_000_000_000
+
+
+def _stat_key(*paths: Path) -> tuple[int, ...]:
+    out: list[int] = []
+    for p in paths:
+        st = p.stat() if p.is_file() else None
+        out += [st.st_size, st.st_mtime_ns] if st else [-1, -1]
+    return tuple(out)
 
 
 def _sha256(*parts: bytes) -> str:
@@ -109,21 +149,64 @@ def _sidecar_metadata(path: Path) -> tuple[dict[str, Any], bytes]:
     return meta, raw
 
 
-def _file_source(doc_id: str, path: Path) -> Source:
-    meta, raw_meta = _sidecar_metadata(path)
+def _file_source(doc_id: str, name: str, stat: tuple[int, ...]) -> Source:
+    """A file's source; the file and its sidecar are read only when hashed or loaded (a
+    bad sidecar is then said, naming it)."""
+    path = Path(name)
 
     def loader() -> Document:
+        meta = _sidecar_metadata(path)[0]
         doc = load(path, doc_id)
         if not meta:
             return doc
         merged = {**doc.metadata, **meta}
         return Document(doc.id, doc.text, doc.title, merged, doc.elements, doc.pages, doc.source)
 
-    return Source(doc_id, str(path), _sha256(read_bytes(path), raw_meta), loader)
+    def digest() -> str:
+        return _sha256(read_bytes(path), _sidecar_metadata(path)[1])
+
+    return Source(doc_id, name, digest, loader, stat)
 
 
-def _is_document_file(p: Path) -> bool:
-    return p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not p.name.startswith(".")
+def _is_document_name(name: str) -> bool:
+    return Path(name).suffix.lower() in SUPPORTED_SUFFIXES and not name.startswith(".")
+
+
+def _entry_stat(entry: os.DirEntry[str] | None) -> list[int]:
+    if entry is None or not entry.is_file():
+        return [-1, -1]
+    st = entry.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _folder_files(root: Path) -> list[tuple[str, str, tuple[int, ...]]]:
+    """Supported files under ``root`` (recursively, in path order): id (relative path
+    without suffix), path, and the stat key of the file and its sidecar. One ``scandir``
+    per folder: no per-file path objects or repeated stats."""
+    found: list[tuple[tuple[str, ...], str, str, tuple[int, ...]]] = []
+    stack: list[tuple[str, ...]] = [()]
+    while stack:
+        rel = stack.pop()
+        with os.scandir(root.joinpath(*rel)) as it:
+            entries = {e.name: e for e in it}
+        for name, e in entries.items():
+            if e.is_dir():
+                stack.append((*rel, name))
+            elif _is_document_name(name) and e.is_file():
+                stem = name[: len(name) - len(Path(name).suffix)]
+                side = entries.get(stem + META_SUFFIX)
+                key = (*_entry_stat(e), *_entry_stat(side))
+                found.append(((*rel, name), "/".join((*rel, stem)), e.path, key))
+    found.sort(key=lambda f: f[0])
+    return [(doc_id, path, key) for _, doc_id, path, key in found]
+
+
+def _sources_of(p: Path) -> list[tuple[str, str, tuple[int, ...]]]:
+    if p.is_dir():
+        return _folder_files(p)
+    if p.is_file():
+        return [(p.stem, str(p), _stat_key(p, p.with_name(p.stem + META_SUFFIX)))]
+    raise InputError(f"{p}: no such file or directory")
 
 
 def file_sources(paths: Iterable[str | Path]) -> list[Source]:
@@ -132,26 +215,15 @@ def file_sources(paths: Iterable[str | Path]) -> list[Source]:
     A file's id is its stem; a file found under a directory gets its path relative to that
     directory, without the suffix (``reports/2024/acme``). Ids must be unique.
     """
-    found: dict[str, Path] = {}
+    found: dict[str, tuple[str, tuple[int, ...]]] = {}
     for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            pairs = [
-                (f.relative_to(p).with_suffix("").as_posix(), f)
-                for f in sorted(p.rglob("*"))
-                if _is_document_file(f)
-            ]
-        elif p.is_file():
-            pairs = [(p.stem, p)]
-        else:
-            raise InputError(f"{p}: no such file or directory")
-        for doc_id, f in pairs:
-            if doc_id in found and found[doc_id] != f:
-                raise InputError(f"{f}: document id {doc_id!r} is also used by {found[doc_id]}")
-            found[doc_id] = f
+        for doc_id, f, key in _sources_of(Path(raw)):
+            if doc_id in found and found[doc_id][0] != f:
+                raise InputError(f"{f}: document id {doc_id!r} is also used by {found[doc_id][0]}")
+            found[doc_id] = (f, key)
     if not found:
         raise InputError("no supported documents found in " + ", ".join(map(str, paths)))
-    return [_file_source(i, f) for i, f in found.items()]
+    return [_file_source(i, f, key) for i, (f, key) in found.items()]
 
 
 def document_sources(docs: Sequence[Document]) -> list[Source]:
@@ -249,13 +321,12 @@ class BuildReport:
 
 @dataclass
 class Piece:
-    """One document's rows in the new index: reused from the old one, or fresh (with its
+    """One document made from its source: its entry, chunk rows and documents row (and its
     chunks' vectors when the work that made it embedded them)."""
 
     entry: DocEntry
-    old_rows: tuple[int, int] | None = None
-    table: pa.Table | None = None
-    doc_row: dict[str, Any] | None = None
+    table: pa.Table
+    doc_row: dict[str, Any]
     vectors: np.ndarray | None = None
 
 
@@ -264,11 +335,13 @@ class Work(Protocol):
     cluster (:class:`finchunk.retrieve.distributed.DaskWork`); the results are equal. A
     work reads documents as its ``on_error`` says: a document it skipped gives None in
     :meth:`pieces` and ``(source, reason)`` in ``skipped``; one read with a warning (bytes
-    replaced) adds ``(source, warning)`` to ``warnings``."""
+    replaced) adds ``(source, warning)`` to ``warnings``. A build hands it ``batch``
+    documents at a time (None: all at once), which bounds what it holds in memory."""
 
     on_error: OnError
     skipped: list[tuple[str, str]]
     warnings: list[tuple[str, str]]
+    batch: int | None
 
     def pieces(
         self,
@@ -290,6 +363,7 @@ class LocalWork:
     on_error: OnError = OnError.FAIL
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    batch: int | None = 64
 
     def pieces(
         self,
@@ -312,15 +386,19 @@ class LocalWork:
         return count_terms(texts, pipeline)
 
 
+MAX_SEGMENTS = 8
+
+
 def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None, set[str]]:
     """The live index when its chunks and vectors can be reused (else why not), and the ids
     of the documents it holds."""
     gen = live_generation(root)
     if gen is None:
         return None, None, set()
-    ids = {d.id for d in Manifest.from_json(gen / MANIFEST).documents}
+    manifest = Manifest.from_json(gen / MANIFEST)
+    ids = {d.id for d in manifest.documents}
     try:
-        old = Index.open(root)
+        old = Index.open(root, manifest)
     except IndexMismatchError as exc:
         return None, str(exc), ids
     m = old.manifest
@@ -331,13 +409,8 @@ def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None
     return old, None, ids
 
 
-def fresh_piece(src: Source, chunker: Any, doc: Document | None = None) -> Piece:
-    """``src``'s rows in a new index (``doc``: its document, when already read)."""
-    doc = src.loader() if doc is None else doc
-    records = document_records(doc, chunker.chunk(doc))
-    meta = canonical_metadata(doc.metadata)
-    entry = DocEntry(doc.id, doc.title, src.source, src.sha256, meta, 0, len(records))
-    row = {
+def _doc_row(doc: Document, src: Source, meta: dict[str, str]) -> dict[str, Any]:
+    return {
         "id": doc.id,
         "title": doc.title,
         "source": src.source,
@@ -345,45 +418,186 @@ def fresh_piece(src: Source, chunker: Any, doc: Document | None = None) -> Piece
         "text": doc.text,
         "metadata": metadata_json(meta),
     }
-    return Piece(entry, table=chunk_table(records), doc_row=row)
 
 
-def _plan(
-    sources: Sequence[Source],
-    old: Index | None,
-    previous: set[str],
-    work: Work,
-    build: tuple[IndexConfig, Embedder | None, Progress],
-    report: BuildReport,
-) -> list[Piece]:
-    config, embedder, progress = build
+def fresh_piece(src: Source, chunker: Any, doc: Document | None = None) -> Piece:
+    """``src``'s rows in a new index (``doc``: its document, when already read)."""
+    doc = src.loader() if doc is None else doc
+    records = document_records(doc, chunker.chunk(doc))
+    meta = canonical_metadata(doc.metadata)
+    entry = DocEntry(doc.id, doc.title, src.source, src.sha256, meta, 0, len(records))
+    return Piece(entry, chunk_table(records), _doc_row(doc, src, meta))
+
+
+def _settled(stat: tuple[int, ...] | None, started: int) -> list[int] | None:
+    """``stat`` when every modification time in it is safely older than the build."""
+    if stat is None or any(t >= started - RACY_NS for t in stat[1::2]):
+        return None
+    return list(stat)
+
+
+@dataclass
+class _Planned:
+    """One document of the new index: kept where it is (``source`` None), copied from an
+    old segment (a merge), or made from its source; ``dropped`` when it could not be read
+    (skipped)."""
+
+    entry: DocEntry
+    source: Source | None = None
+    dropped: bool = False
+
+
+def _digest(src: Source) -> str:
+    """The source's content hash; "" when it cannot be read (its loader then says why)."""
+    try:
+        return src.sha256
+    except FinchunkError:
+        return ""
+
+
+def _plan(sources: Sequence[Source], old: Index | None) -> list[_Planned]:
+    """Which documents are kept (same settled stat or content hash) and which are made
+    again; nothing is parsed yet."""
+    started = time.time_ns()
     old_docs = {d.id: d for d in old.manifest.documents} if old else {}
-    progress.stage("parsing and chunking", len(sources))
-    pieces: list[Piece | None] = []
-    fresh: list[Source] = []
+    plans = []
     for src in sources:
         prev = old_docs.get(src.doc_id)
-        if prev is not None and prev.sha256 == src.sha256:
-            e = DocEntry(**asdict(prev))
-            pieces.append(Piece(e, old_rows=(prev.first_chunk, prev.chunks)))
-            report.unchanged.append(src.doc_id)
-            progress.advance()
+        same_stat = prev is not None and src.stat is not None and prev.stat == list(src.stat)
+        if prev is not None and (same_stat or prev.sha256 == _digest(src)):
+            kept = replace(prev, metadata=dict(prev.metadata))
+            if src.stat is not None:
+                kept.stat = _settled(src.stat, started)
+            plans.append(_Planned(kept))
         else:
-            pieces.append(None)
-            fresh.append(src)
-    before = len(work.skipped), len(work.warnings)
-    made = iter(work.pieces(fresh, config, embedder, progress))
-    report.skipped += work.skipped[before[0] :]
-    report.warnings += work.warnings[before[1] :]
-    out = []
-    for src, piece in zip(sources, pieces, strict=True):
-        if piece is None and (piece := next(made)) is None:
-            continue  # could not be read, skipped (the work says why)
-        if piece.old_rows is None:
-            (report.updated if src.doc_id in previous else report.added).append(src.doc_id)
-        out.append(piece)
-    report.removed = _not_given(sources, previous)
-    return out
+            entry = DocEntry(src.doc_id, "", src.source, "", {}, 0, 0)
+            entry.stat = _settled(src.stat, started)
+            plans.append(_Planned(entry, src))
+    return plans
+
+
+def _report_plans(plans: list[_Planned], previous: set[str], report: BuildReport) -> None:
+    for p in plans:
+        if p.dropped:
+            continue
+        doc_id = p.entry.id
+        if p.source is None:
+            report.unchanged.append(doc_id)
+        else:
+            (report.updated if doc_id in previous else report.added).append(doc_id)
+
+
+class _Writer:
+    """Fills the new segment in source order: fresh documents as the work made them
+    (embedded here when the work did not), kept ones copied from their old segments (a
+    merge)."""
+
+    def __init__(self, builder: SegmentBuilder, old: Index | None, embedder: Embedder | None):
+        self.builder, self.old, self.embedder = builder, old, embedder
+        self._old_rows: dict[str, pa.Table] = {}
+        self._old_docs: dict[str, dict[str, Any]] | None = None
+
+    def fresh(self, plan: _Planned, piece: Piece) -> None:
+        e, made = plan.entry, piece.entry
+        e.title, e.sha256, e.metadata = made.title, made.sha256, made.metadata
+        e.chunks = made.chunks
+        self._place(e, piece.table, piece.doc_row, piece.vectors)
+
+    def copy(self, plan: _Planned) -> None:
+        """A kept document moved into the new segment (merge): its rows, not its source."""
+        old, e = self.old, plan.entry
+        if old is None:
+            raise InputError(f"{e.id}: no previous index to copy it from")
+        if e.segment not in self._old_rows:
+            self._old_rows[e.segment] = old.segment_rows(e.segment)
+        if self._old_docs is None:
+            self._old_docs = old.document_rows()
+        table = self._old_rows[e.segment].slice(e.segment_row, e.chunks)
+        vectors = None
+        if self.embedder is not None:  # e.first_chunk is still its old position
+            vectors = np.asarray(old.vectors()[e.first_chunk : e.first_chunk + e.chunks])
+        self._place(e, table, self._old_docs[e.id], vectors)
+
+    def _place(
+        self, e: DocEntry, table: pa.Table, row: dict[str, Any], vectors: np.ndarray | None
+    ) -> None:
+        e.segment = self.builder.name
+        e.segment_row, e.doc_row = self.builder.add(table, row, vectors)
+
+
+def _embed_missing(pieces: Sequence[Piece | None], embedder: Embedder | None) -> None:
+    """Vectors for the pieces the work did not embed, one call for all of them."""
+    todo = [p for p in pieces if p is not None and p.vectors is None]
+    if embedder is None or not todo:
+        return
+    texts = [t for p in todo for t in p.table.column("text").to_pylist()]
+    vectors = embed_passages(embedder, texts)
+    start = 0
+    for p in todo:
+        p.vectors, start = vectors[start : start + p.entry.chunks], start + p.entry.chunks
+
+
+def _batches(items: list[_Planned], size: int | None) -> list[list[_Planned]]:
+    step = size if size and size > 0 else max(len(items), 1)
+    return [items[i : i + step] for i in range(0, len(items), step)]
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What a build runs with: its configuration, work, embedder and progress."""
+
+    config: IndexConfig
+    work: Work
+    embedder: Embedder | None
+    progress: Progress
+
+
+def _unchanged(plans: list[_Planned], old: Index | None, config: IndexConfig) -> bool:
+    """True when the index already holds exactly these documents, in this order."""
+    if old is None or any(p.source is not None for p in plans):
+        return False
+    m = old.manifest
+    same = [(p.entry.id, p.entry.stat) for p in plans] == [(d.id, d.stat) for d in m.documents]
+    return same and m.bm25 == asdict(config.bm25)
+
+
+def _write_segment(
+    root: Path, plans: list[_Planned], old: Index | None, run: _Run
+) -> tuple[str, int] | None:
+    """The new segment (name, rows): every fresh document, and in a merge every kept one
+    too, a batch of sources at a time on the run's work; None when there is nothing to
+    write (documents that could not be read are marked ``dropped``)."""
+    kept = {p.entry.segment for p in plans if p.source is None}
+    stale_bm25 = old is not None and old.manifest.bm25 != asdict(run.config.bm25)
+    merge = stale_bm25 or len(kept) + 1 > MAX_SEGMENTS
+    todo = [p for p in plans if p.source is not None or merge]
+    if not todo:
+        return None
+    builder = SegmentBuilder(root, next_generation(root, "s"), run.config.bm25)
+    writer = _Writer(builder, old, run.embedder)
+    run.progress.stage("parsing, chunking and writing", len(todo))
+    try:
+        for batch in _batches(todo, run.work.batch):
+            fresh = [p.source for p in batch if p.source is not None]
+            made = run.work.pieces(fresh, run.config, run.embedder, run.progress)
+            _embed_missing(made, run.embedder)
+            pieces = iter(made)
+            for p in batch:
+                if p.source is None:
+                    writer.copy(p)
+                    run.progress.advance()
+                elif (piece := next(pieces)) is None:
+                    p.dropped = True
+                else:
+                    writer.fresh(p, piece)
+        if not builder.docs:
+            builder.abort()
+            return None
+        builder.finish(run.embedder.dim if run.embedder else None)
+    except BaseException:
+        builder.abort()
+        raise
+    return builder.name, builder.rows
 
 
 def _not_given(sources: Sequence[Source], previous: set[str]) -> list[str]:
@@ -407,57 +621,50 @@ def _check_removals(
     return gone
 
 
-def _assemble_chunks(pieces: list[Piece], old: Index | None) -> tuple[pa.Table, np.ndarray]:
-    """The new chunks table (documents in source order) and, per row, the old row or -1."""
-    tables, origin, pos = [], [], 0
-    for p in pieces:
-        p.entry.first_chunk = pos
-        if p.old_rows is not None and old is not None:
-            start, count = p.old_rows
-            tables.append(old.chunks.slice(start, count).cast(CHUNK_SCHEMA))
-            origin.append(np.arange(start, start + count))
-        elif p.table is not None:
-            tables.append(p.table)
-            origin.append(np.full(p.table.num_rows, -1))
-        pos += p.entry.chunks
-    table = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
-    rows = np.concatenate(origin) if origin else np.zeros(0, dtype=np.int64)
-    return table, rows
+def _row_texts(path: Path, rows: np.ndarray) -> list[str]:
+    """The ``text`` of some rows of a chunks file, reading only their row groups."""
+    if not rows.size:
+        return []
+    pf = pq.ParquetFile(path)
+    ends = np.cumsum([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
+    groups = np.unique(np.searchsorted(ends, rows, side="right"))
+    texts = pf.read_row_groups(groups.tolist(), columns=["text"]).column("text")
+    starts = np.concatenate([[0], ends[:-1]])
+    local = np.searchsorted(groups, np.searchsorted(ends, rows, side="right"))
+    before = np.concatenate([[0], np.cumsum(ends[groups] - starts[groups])[:-1]])
+    return texts.take(pa.array(before[local] + rows - starts[groups[local]])).to_pylist()
 
 
-def _assemble_documents(pieces: list[Piece], old: Index | None) -> pa.Table:
-    old_rows = old.document_rows() if old else {}
-    rows = [p.doc_row if p.doc_row is not None else old_rows[p.entry.id] for p in pieces]
-    return pa.Table.from_pylist(rows, schema=DOC_SCHEMA)
-
-
-def _assemble_vectors(
-    pieces: list[Piece],
-    texts: Sequence[str],
-    origin: np.ndarray,
-    old: Index | None,
-    embedder: Embedder,
-    progress: Progress,
-) -> np.ndarray:
-    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
-    origin = origin.copy()  # -2: made by the work
-    for p in pieces:  # vectors the work already made
-        if p.vectors is not None:
-            out[p.entry.first_chunk : p.entry.first_chunk + p.entry.chunks] = p.vectors
-            origin[p.entry.first_chunk : p.entry.first_chunk + p.entry.chunks] = -2
-    fresh = np.flatnonzero(origin == -1)
-    progress.stage("embedding", len(fresh))
-    new_vecs = embed_passages(embedder, [texts[i] for i in fresh], progress.advance)
-    out[fresh] = new_vecs
-    reused = np.flatnonzero(origin >= 0)
-    if reused.size and old is not None:
-        out[reused] = old.vectors()[origin[reused]]
-    return out
+def _live_parts(
+    root: Path, manifest: Manifest, old: Index | None, params: BM25Params
+) -> tuple[list[SegmentPart], dict[str, np.ndarray]]:
+    """The new generation's segments as BM25 parts, and the live document frequencies of
+    those with rows no longer live (corrected by the chunks removed since ``old``)."""
+    rows: dict[str, list[tuple[int, int, int]]] = {s: [] for s in manifest.segments}
+    for d in manifest.documents:
+        rows[d.segment].append((d.segment_row, d.chunks, d.first_chunk))
+    parts, live_df = [], {}
+    for name, size in manifest.segments.items():
+        segment = Segment.load(root / name / BM25_DIR)
+        pos = positions_of(size, rows[name])
+        if (pos >= 0).all():
+            parts.append(SegmentPart(segment, pos))
+            continue
+        base, was_live = segment.doc_freqs, np.ones(size, dtype=bool)
+        if old is not None and name in old.manifest.segments:
+            was_live = old.positions[name] is None or old.positions[name] >= 0
+            was_live = np.broadcast_to(was_live, size)
+            if name in old.manifest.live_df:
+                base = np.load(old.gen / LIVE_DF / f"{name}.npy")
+        gone = _row_texts(root / name / CHUNKS, np.flatnonzero(was_live & (pos < 0)))
+        live_df[name] = live_doc_freqs(segment, base, gone, params)
+        parts.append(SegmentPart(segment, pos, live_df[name]))
+    return parts, live_df
 
 
 @dataclass
 class Assembled:
-    """A new generation in memory: what a store writes (files here, or PostgreSQL)."""
+    """A whole generation in memory: what a store written whole (PostgreSQL) writes."""
 
     report: BuildReport
     manifest: Manifest
@@ -472,27 +679,40 @@ def assemble(
     sources: Sequence[Source],
     report: BuildReport,
     config: IndexConfig,
-    previous: tuple[Index | None, set[str]],
+    previous: set[str],
     work: Work,
     embedder: Embedder | None,
     progress: Progress,
 ) -> Assembled:
-    """Parse, chunk and embed what changed (on ``work``), reuse the rest of ``previous``
-    (the old index and the ids it holds), and count BM25's statistics."""
-    old, ids = previous
-    pieces = _plan(sources, old, ids, work, (config, embedder, progress), report)
-    chunks, origin = _assemble_chunks(pieces, old)
+    """Parse, chunk and embed every source (on ``work``) and count BM25's statistics;
+    ``previous``: the ids the store holds now (for the report)."""
+    progress.stage("parsing and chunking", len(sources))
+    before = len(work.skipped), len(work.warnings)
+    made = work.pieces(sources, config, embedder, progress)
+    report.skipped += work.skipped[before[0] :]
+    report.warnings += work.warnings[before[1] :]
+    pieces = [p for p in made if p is not None]
+    for p in pieces:
+        (report.updated if p.entry.id in previous else report.added).append(p.entry.id)
+    report.removed = _not_given(sources, previous)
+    _embed_missing(pieces, embedder)
+    pos = 0
+    for p in pieces:
+        p.entry.first_chunk, pos = pos, pos + p.entry.chunks
+    tables = [p.table.cast(CHUNK_SCHEMA) for p in pieces]
+    chunks = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
     manifest = _manifest_for(config, embedder.dim if embedder else None)
     manifest.documents = [p.entry for p in pieces]
     manifest.chunks = report.chunks = chunks.num_rows
     texts = chunks.column("text").to_pylist()
     vectors = None
     if embedder is not None:
-        vectors = _assemble_vectors(pieces, texts, origin, old, embedder, progress)
+        parts = [np.asarray(p.vectors, dtype=np.float32) for p in pieces if p.vectors is not None]
+        vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
     progress.stage("counting terms", 1)
     stats = work.term_stats(texts, config.bm25.text)
     progress.advance()
-    docs = _assemble_documents(pieces, old)
+    docs = pa.Table.from_pylist([p.doc_row for p in pieces], schema=DOC_SCHEMA)
     return Assembled(report, manifest, chunks, docs, texts, vectors, stats)
 
 
@@ -518,31 +738,62 @@ def build_index(
     prune: bool = False,
     on_error: OnError = OnError.FAIL,
 ) -> BuildReport:
-    """Create or update the index at ``root`` from ``sources`` (atomically); ``work``:
-    where parsing, chunking and embedding run (default: here, reading documents as
-    ``on_error`` says; a work given reads them as its own ``on_error`` says).
+    """Create or update the index at ``root`` from ``sources`` (atomically): documents
+    whose content changed go into one new segment, an unchanged index is left alone.
+    ``work``: where parsing, chunking and embedding run (default: here, reading documents
+    as ``on_error`` says; a work given reads them as its own ``on_error`` says).
 
     Documents of the index that ``sources`` lack are removed only with ``prune`` (else
     InputError). With ``on_error`` SKIP a document that cannot be read is left out and
     listed in the report's ``skipped``; nothing is written when no document is left."""
     root = Path(root)
-    progress = progress or NoProgress()
     config, embedder = resolve_embedder(config, embedder)
     check_root(root)
     report = BuildReport(root)
     old, report.rebuilt, previous = _previous(root, config)
-    _check_removals(root, sources, previous, prune)
+    report.removed = _check_removals(root, sources, previous, prune)
+    plans = _plan(sources, old)
+    if _unchanged(plans, old, config) and old is not None:
+        _report_plans(plans, previous, report)
+        report.chunks = old.size
+        return report
     work = work or LocalWork(on_error)
-    new = assemble(sources, report, config, (old, previous), work, embedder, progress)
-    if not new.manifest.documents:
-        raise InputError(f"{root}: no document could be read; the index is left as it was")
+    created = not root.exists()
     prepare_root(root)
-    gen_name = next_generation(root)
-    progress.stage("writing index", 1)
-    lexical = LexicalIndex(BM25Index.from_stats(new.stats, config.bm25))
-    write_generation(
-        root, gen_name, new.manifest, new.chunks, new.docs, new.texts, new.vectors, lexical
-    )
-    progress.advance()
-    publish(root, gen_name)
+    try:
+        _publish_build(root, plans, old, _Run(config, work, embedder, progress or NoProgress()))
+    except BaseException:
+        if created:
+            shutil.rmtree(root, ignore_errors=True)
+        raise
+    report.skipped += work.skipped
+    report.warnings += work.warnings
+    _report_plans(plans, previous, report)
+    report.chunks = sum(p.entry.chunks for p in plans if not p.dropped)
     return report
+
+
+def _publish_build(root: Path, plans: list[_Planned], old: Index | None, run: _Run) -> None:
+    """Write the new segment and a generation over the plans' documents, and publish it."""
+    written = _write_segment(root, plans, old, run)
+    live = [p for p in plans if not p.dropped]
+    if not live:
+        raise InputError(f"{root}: no document could be read; the index is left as it was")
+    manifest = _manifest_for(run.config, run.embedder.dim if run.embedder else None)
+    pos = 0
+    for p in live:
+        p.entry.first_chunk, pos = pos, pos + p.entry.chunks
+    manifest.documents = [p.entry for p in live]
+    manifest.chunks = pos
+    sizes = dict(old.manifest.segments) if old else {}
+    if written:
+        sizes[written[0]] = written[1]
+    used = {p.entry.segment for p in live}
+    manifest.segments = {s: n for s, n in sorted(sizes.items()) if s in used}
+    run.progress.stage("writing index", 1)
+    parts, live_df = _live_parts(root, manifest, old, run.config.bm25)
+    manifest.bm25_stats = asdict(corpus_stats(parts))
+    gen_name = next_generation(root)
+    write_generation(root, gen_name, manifest, live_df)
+    run.progress.advance()
+    publish(root, gen_name, list(manifest.segments))

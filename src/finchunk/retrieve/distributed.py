@@ -245,6 +245,8 @@ class DaskWork:
     ):
         self.client = client
         self.on_error = on_error
+        #: A build hands the cluster every document at once (its parts bound each task).
+        self.batch: int | None = None
         self.skipped: list[tuple[str, str]] = []
         self.warnings: list[tuple[str, str]] = []
         self.parts_dir = None if parts_dir is None else Path(parts_dir)

@@ -390,7 +390,7 @@ def build_pg_index(
         report = BuildReport(_safe(url))
         report.rebuilt = "a PostgreSQL generation is written whole"
         new = assemble(
-            sources, report, config, (None, _previous_ids(conn)), work or LocalWork(on_error),
+            sources, report, config, _previous_ids(conn), work or LocalWork(on_error),
             embedder, progress,
         )  # fmt: skip
         progress.stage("writing to PostgreSQL", 1)

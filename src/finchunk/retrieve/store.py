@@ -1,22 +1,27 @@
-"""The on-disk index: manifest, table schemas, generations, publishing, and reading.
+"""The on-disk index: manifest, generations, segments, publishing, and reading.
 
 Layout (every file inspectable with ordinary tools)::
 
     IDX/CURRENT                   the name of the live generation, e.g. "g000002"
     IDX/g000002/manifest.json     finchunk version, chunking strategy and parameters, model,
-                                  documents (id, source, content hash, metadata, chunk range)
-    IDX/g000002/chunks.parquet    chunk records (:data:`finchunk.records.CHUNK_SCHEMA`): id,
-                                  doc_id, spans, section, page, pages, header, text, kind,
-                                  metadata (JSON of the document's metadata)
-    IDX/g000002/documents.parquet id, title, source, sha256, text, metadata: citations resolve
-                                  against the stored text
-    IDX/g000002/bm25/             bm25s's own files (params, vocabulary, CSC matrix)
-    IDX/g000002/vectors.npy       float32 (chunks × dim), L2-normalised, when built --dense
+                                  BM25 parameters and corpus statistics, the segments, and
+                                  the documents (id, source, content hash, metadata, chunk
+                                  range; which segment and rows hold them), in index order
+    IDX/g000002/live_df/S.npy     live document frequencies of segment S, when some of its
+                                  documents were replaced or removed
+    IDX/s000001/                  a segment (:mod:`finchunk.retrieve.segments`), immutable:
+      chunks.parquet              chunk records (:data:`finchunk.records.CHUNK_SCHEMA`)
+      documents.parquet           id, title, source, sha256, text, metadata: citations
+                                  resolve against the stored text
+      bm25/                       BM25 postings (:mod:`finchunk.retrieve.postings`): sorted
+                                  terms, varint postings, lengths; memory-mapped
+      vectors.npy                 float32 (chunks × dim), L2-normalised, when built --dense
 
-Writes are atomic: a build (:mod:`finchunk.retrieve.build`) writes a new generation
-directory beside the live one, then :func:`publish` replaces ``CURRENT`` with ``os.replace``
-(atomic on POSIX and Windows) and only then deletes older generations. A build killed at any
-point leaves ``CURRENT`` naming a complete generation.
+Writes are atomic: a build (:mod:`finchunk.retrieve.build`) writes its segment and then a
+new generation directory under hidden names, renamed into place; :func:`publish` replaces
+``CURRENT`` with ``os.replace`` (atomic on POSIX and Windows) and only then deletes older
+generations and the segments the live one does not use. A build killed at any point leaves
+``CURRENT`` naming a complete generation.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import os
 import re
 import shutil
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -37,15 +42,16 @@ import pyarrow.parquet as pq
 
 import finchunk
 from finchunk.errors import FinchunkError, InputError
-from finchunk.records import ChunkRecord
+from finchunk.records import CHUNK_SCHEMA, ChunkRecord
 from finchunk.retrieve.analyzers import PLAIN, Analyzer
 from finchunk.retrieve.base import Retriever
-from finchunk.retrieve.bm25 import BM25Params
+from finchunk.retrieve.bm25 import BM25Index, BM25Params, CorpusStats, SegmentPart
 from finchunk.retrieve.cards import DocumentMap, card_text
 from finchunk.retrieve.deliver import ChunkFacts
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.filters import MetadataIndex
 from finchunk.retrieve.lexical import LexicalIndex
+from finchunk.retrieve.postings import Segment
 from finchunk.retrieve.rerank import CandidateVectors
 from finchunk.retrieve.retriever import (
     RetrieverKind,
@@ -53,16 +59,24 @@ from finchunk.retrieve.retriever import (
     RetrieverSpec,
     make_retriever,
 )
+from finchunk.retrieve.segments import (
+    BM25_DIR,
+    CHUNKS,
+    DOCUMENTS,
+    VECTORS,
+    fsync_tree,
+    positions_of,
+)
+from finchunk.retrieve.segments import DOC_SCHEMA as DOC_SCHEMA  # its home before segments
 
-FORMAT = 1
+FORMAT = 2
 CURRENT = "CURRENT"
 MANIFEST = "manifest.json"
-CHUNKS = "chunks.parquet"
-DOCUMENTS = "documents.parquet"
-BM25_DIR = "bm25"
-VECTORS = "vectors.npy"
+LIVE_DF = "live_df"
 #: Generation directories, live (``g000002``) or being written (``.g000003.tmp``).
 _GENERATION = re.compile(r"g\d{6}|\.g\d{6}\.tmp")
+#: Segment directories, live (``s000002``) or being written (``.s000003.tmp``).
+_SEGMENT = re.compile(r"s\d{6}|\.s\d{6}\.tmp")
 
 
 class IndexMismatchError(FinchunkError):
@@ -81,6 +95,10 @@ class DocEntry:
     metadata: dict[str, str]
     first_chunk: int
     chunks: int
+    segment: str = ""
+    segment_row: int = 0  # its first chunk's row in the segment
+    doc_row: int = 0  # its row in the segment's documents.parquet
+    stat: list[int] | None = None  # sizes and mtimes of its file (and sidecar) when indexed
 
 
 @dataclass
@@ -92,9 +110,23 @@ class Manifest:
     dense: dict[str, Any] | None
     documents: list[DocEntry] = field(default_factory=list)
     chunks: int = 0
+    segments: dict[str, int] = field(default_factory=dict)  # name → its chunk rows
+    bm25_stats: dict[str, Any] = field(default_factory=dict)  # CorpusStats of the live chunks
+    live_df: list[str] = field(default_factory=list)  # segments with a live_df file
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+        """One field per line, one document per line (json's C encoder: an indented dump
+        of 10k documents takes the pure-Python one, seconds)."""
+
+        def dump(value: Any) -> str:
+            return json.dumps(value, ensure_ascii=False)
+
+        head = [f'  "{k}": {dump(v)}' for k, v in vars(self).items() if k != "documents"]
+        docs = ",\n".join(f"    {dump(vars(d))}" for d in self.documents)
+        body = ",\n".join(
+            [*head, f'  "documents": [\n{docs}\n  ]' if docs else '  "documents": []']
+        )
+        return "{\n" + body + "\n}\n"
 
     @classmethod
     def from_json(cls, path: Path) -> Manifest:
@@ -129,9 +161,10 @@ def live_generation(root: Path) -> Path | None:
     return gen
 
 
-def next_generation(root: Path) -> str:
-    nums = [int(p.name[1:]) for p in root.glob("g[0-9]*") if p.name[1:].isdigit()]
-    return f"g{max(nums, default=0) + 1:06d}"
+def next_generation(root: Path, prefix: str = "g") -> str:
+    """The next unused generation (``g``) or segment (``s``) name."""
+    nums = [int(p.name[1:]) for p in root.glob(f"{prefix}[0-9]*") if p.name[1:].isdigit()]
+    return f"{prefix}{max(nums, default=0) + 1:06d}"
 
 
 def _fsync_dir(path: Path) -> None:
@@ -144,8 +177,9 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def publish(root: Path, gen_name: str) -> None:
-    """Point CURRENT at ``gen_name`` atomically, then delete every other generation."""
+def publish(root: Path, gen_name: str, segments: Sequence[str]) -> None:
+    """Point CURRENT at ``gen_name`` atomically, then delete every other generation and
+    every segment it does not use (``segments``), partial ones included."""
     tmp = root / f"{CURRENT}.tmp"
     with tmp.open("w", encoding="utf-8") as fh:
         fh.write(gen_name + "\n")
@@ -153,8 +187,10 @@ def publish(root: Path, gen_name: str) -> None:
         os.fsync(fh.fileno())
     os.replace(tmp, root / CURRENT)
     _fsync_dir(root)
+    keep = {gen_name, *segments}
     for p in root.iterdir():
-        if p.is_dir() and p.name != gen_name and _GENERATION.fullmatch(p.name):
+        ours = _GENERATION.fullmatch(p.name) or _SEGMENT.fullmatch(p.name)
+        if p.is_dir() and p.name not in keep and ours:
             shutil.rmtree(p, ignore_errors=True)
 
 
@@ -164,7 +200,12 @@ def check_root(root: Path) -> None:
         raise InputError(f"{root}: exists and is not a directory")
     ours = (CURRENT, f"{CURRENT}.tmp")
     foreign = (
-        [p for p in root.iterdir() if not _GENERATION.fullmatch(p.name) and p.name not in ours]
+        [
+            p
+            for p in root.iterdir()
+            if not (_GENERATION.fullmatch(p.name) or _SEGMENT.fullmatch(p.name))
+            and p.name not in ours
+        ]
         if root.is_dir()
         else []
     )
@@ -178,46 +219,24 @@ def prepare_root(root: Path) -> None:
     root.mkdir(parents=True, exist_ok=True)
 
 
-# --- tables ------------------------------------------------------------------------------------
-
-DOC_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("title", pa.string()),
-        ("source", pa.string()),
-        ("sha256", pa.string()),
-        ("text", pa.string()),
-        ("metadata", pa.string()),
-    ]
-)
+# --- generations ------------------------------------------------------------------------------
 
 
 def write_generation(
-    root: Path,
-    gen_name: str,
-    manifest: Manifest,
-    chunks: pa.Table,
-    docs: pa.Table,
-    texts: Sequence[str],
-    vectors: np.ndarray | None,
-    lexical: LexicalIndex | None = None,
+    root: Path, gen_name: str, manifest: Manifest, live_df: dict[str, np.ndarray]
 ) -> None:
-    """Write a complete generation under a hidden name, then rename it into place (it goes
-    live when :func:`publish` points ``CURRENT`` at it); ``lexical``: the BM25 index of
-    ``texts`` when already built."""
+    """Write a generation (manifest, live document frequencies) under a hidden name, then
+    rename it into place (it goes live when :func:`publish` points ``CURRENT`` at it)."""
     tmp = root / f".{gen_name}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    pq.write_table(chunks, tmp / CHUNKS)
-    pq.write_table(docs, tmp / DOCUMENTS)
-    (lexical or LexicalIndex.build(texts, manifest.bm25_params)).save(tmp / BM25_DIR)
-    if vectors is not None:
-        np.save(tmp / VECTORS, vectors)
+    if live_df:
+        (tmp / LIVE_DF).mkdir()
+        for name, df in live_df.items():
+            np.save(tmp / LIVE_DF / f"{name}.npy", df)
+    manifest.live_df = sorted(live_df)
     (tmp / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
-    for f in tmp.rglob("*"):
-        if f.is_file():
-            with f.open("rb") as fh:
-                os.fsync(fh.fileno())
+    fsync_tree(tmp)
     os.replace(tmp, root / gen_name)
 
 
@@ -231,10 +250,15 @@ class Index:
         self.root = root
         self.gen = gen
         self.manifest = manifest
-        self.chunks: pa.Table = pq.read_table(gen / CHUNKS)
-        if self.chunks.num_rows != manifest.chunks:
+        listed = sum(d.chunks for d in manifest.documents)
+        if listed != manifest.chunks:
             raise InputError(
-                f"{gen}: {CHUNKS} has {self.chunks.num_rows} rows, manifest says {manifest.chunks}"
+                f"{gen}: documents hold {listed} chunks, manifest says {manifest.chunks}"
+            )
+        missing = [s for s in manifest.segments if not (root / s / CHUNKS).is_file()]
+        if missing:
+            raise InputError(
+                f"{root}: segment {missing[0]} is missing; rebuild with finchunk index"
             )
         self._lexical: dict[BM25Params, LexicalIndex] = {}
         self._vectors: np.ndarray | None = None
@@ -242,7 +266,8 @@ class Index:
         self._candidates: dict[str, CandidateVectors] = {}
 
     @classmethod
-    def open(cls, path: str | Path) -> Index:
+    def open(cls, path: str | Path, manifest: Manifest | None = None) -> Index:
+        """The live generation at ``path`` (``manifest``: its manifest, already read)."""
         root = Path(path)
         if not root.is_dir():
             raise InputError(f"{root}: no such index directory")
@@ -252,9 +277,51 @@ class Index:
                 f"{root}: not a finchunk index (no {CURRENT} file); build one "
                 f"with `finchunk index FILES -o {root}`"
             )
-        manifest = Manifest.from_json(gen / MANIFEST)
+        manifest = manifest or Manifest.from_json(gen / MANIFEST)
         _check_version(root, manifest)
         return cls(root, gen, manifest)
+
+    # segments -------------------------------------------------------------------------------
+    @cached_property
+    def positions(self) -> dict[str, np.ndarray | None]:
+        """Per segment, each row's position in the index (-1: replaced or removed); None
+        when the index is that one segment, every row live and in order."""
+        rows: dict[str, list[tuple[int, int, int]]] = {s: [] for s in self.manifest.segments}
+        for d in self.manifest.documents:
+            rows[d.segment].append((d.segment_row, d.chunks, d.first_chunk))
+        out: dict[str, np.ndarray | None] = {}
+        for name, size in self.manifest.segments.items():
+            pos = positions_of(size, rows[name])
+            identity = len(rows) == 1 and size == self.size
+            out[name] = None if identity and bool((pos == np.arange(size)).all()) else pos
+        return out
+
+    def _gather(self) -> np.ndarray | None:
+        """For each position, its row in the segments' rows laid end to end (None: the
+        rows are the positions)."""
+        if all(p is None for p in self.positions.values()):
+            return None
+        out = np.empty(self.size, dtype=np.int64)
+        offset = 0
+        for name, size in self.manifest.segments.items():
+            pos = self.positions[name]
+            live = np.flatnonzero(pos >= 0)
+            out[pos[live]] = offset + live
+            offset += size
+        return out
+
+    @cached_property
+    def chunks(self) -> pa.Table:
+        """The chunk records in index order (read on first use: opening an index reads only
+        its manifest)."""
+        tables = [pq.read_table(self.root / s / CHUNKS) for s in self.manifest.segments]
+        table = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
+        gather = self._gather()
+        return table if gather is None else table.take(pa.array(gather))
+
+    def segment_rows(self, name: str) -> pa.Table:
+        """The chunk rows of segment ``name``, live or not, in segment order."""
+        return pq.read_table(self.root / name / CHUNKS)
 
     # metadata ---------------------------------------------------------------------------------
     @property
@@ -290,13 +357,23 @@ class Index:
         """The record of the chunk at row ``i``."""
         return ChunkRecord.from_row(self.chunks.slice(i, 1).to_pylist()[0])
 
+    def _document_table(self, columns: list[str] | None = None) -> dict[str, dict[str, Any]]:
+        """The live documents' rows by id (each segment's rows that the manifest uses)."""
+        live: dict[str, set[int]] = {}
+        for d in self.manifest.documents:
+            live.setdefault(d.segment, set()).add(d.doc_row)
+        out = {}
+        for name in self.manifest.segments:
+            rows = pq.read_table(self.root / name / DOCUMENTS, columns=columns).to_pylist()
+            out.update({r["id"]: r for i, r in enumerate(rows) if i in live.get(name, ())})
+        return out
+
     def document_rows(self) -> dict[str, dict[str, Any]]:
-        return {r["id"]: r for r in pq.read_table(self.gen / DOCUMENTS).to_pylist()}
+        return self._document_table()
 
     @cached_property
     def _doc_texts(self) -> dict[str, str]:
-        t = pq.read_table(self.gen / DOCUMENTS, columns=["id", "text"])
-        return dict(zip(t.column("id").to_pylist(), t.column("text").to_pylist(), strict=True))
+        return {i: r["text"] for i, r in self._document_table(["id", "text"]).items()}
 
     def document_text(self, doc_id: str) -> str:
         try:
@@ -332,19 +409,37 @@ class Index:
         key = analyzer.params(params or stored)
         if key not in self._lexical:
             if key == stored:
-                self._lexical[key] = LexicalIndex.load(self.gen / BM25_DIR, self.size)
+                self._lexical[key] = LexicalIndex(self.stored_bm25())
             else:
                 self._lexical[key] = LexicalIndex.build(self.texts, key)
         return self._lexical[key].with_analyzer(analyzer)
 
+    def stored_bm25(self) -> BM25Index:
+        """The BM25 index of the segments, memory-mapped, with the live chunks' statistics."""
+        parts = []
+        for name in self.manifest.segments:
+            df = None
+            if name in self.manifest.live_df:
+                df = np.load(self.gen / LIVE_DF / f"{name}.npy", mmap_mode="r")
+            segment = Segment.load(self.root / name / BM25_DIR)
+            parts.append(SegmentPart(segment, self.positions[name], df))
+        stats = CorpusStats(**self.manifest.bm25_stats)
+        return BM25Index.from_parts(self.manifest.bm25_params, parts, stats, self.size)
+
     def vectors(self) -> np.ndarray:
         if self._vectors is None:
-            if self.manifest.dense is None or not (self.gen / VECTORS).is_file():
+            files = [self.root / s / VECTORS for s in self.manifest.segments]
+            if self.manifest.dense is None or not all(f.is_file() for f in files):
                 raise InputError(
                     f"{self.root}: this index has no dense vectors; rebuild it "
                     "with `finchunk index ... --dense`"
                 )
-            self._vectors = np.load(self.gen / VECTORS, mmap_mode="r")
+            parts = [np.load(f, mmap_mode="r") for f in files]
+            gather = self._gather()
+            if gather is None:
+                self._vectors = parts[0] if parts else np.zeros((0, self.manifest.dense["dim"]))
+            else:
+                self._vectors = np.concatenate(parts)[gather]
         return self._vectors
 
     def dense(self, embedder: Embedder | None = None) -> DenseIndex:

@@ -1,0 +1,179 @@
+"""Incremental indexes: segments, deletions as masks, merges; always equal to a full rebuild."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import finchunk.retrieve.build as build_module
+from finchunk.model import Document
+from finchunk.parse.markdown import parse_markdown
+from finchunk.retrieve.bm25 import BM25Params
+from finchunk.retrieve.build import IndexConfig, build_index, document_sources
+from finchunk.retrieve.dense import HashingEmbedder
+from finchunk.retrieve.store import Index
+
+WORDS = [
+    "ingresos",
+    "gastos",
+    "deuda",
+    "dividendo",
+    "acción",
+    "riesgo",
+    "tipos",
+    "interés",
+    "crudo",
+    "gas",
+    "fondo",
+    "rentabilidad",
+    "beneficio",
+    "margen",
+    "caja",
+    "inversión",
+    "emisor",
+    "bono",
+    "cupón",
+    "plazo",
+    "liquidez",
+    "capital",
+    "reservas",
+]
+QUERIES = [
+    "ingresos y gastos",
+    "deuda bono cupón plazo",
+    "riesgo de tipos de interés",
+    "dividendo por acción",
+    "liquidez caja capital reservas margen",
+    "fondo rentabilidad 2024",
+]
+EMB = HashingEmbedder(64)
+
+
+def _doc(i: int, rng: random.Random, extra: str = "") -> Document:
+    sections = []
+    for s in range(rng.randint(1, 4)):
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 60)))
+        sections.append(f"## Sección {s}\n\n{words} {rng.randint(2019, 2024)}.\n")
+    text = f"# Documento {i}\n\n" + "\n".join(sections) + extra
+    return parse_markdown(text, f"d{i:03d}", title=f"Documento {i}", metadata={"n": str(i)})
+
+
+def _same_search(a: Index, b: Index) -> None:
+    assert a.size == b.size
+    assert a.chunks.column("id").to_pylist() == b.chunks.column("id").to_pylist()
+    assert a.texts == b.texts
+    la, lb = a.lexical(), b.lexical()
+    for q in QUERIES:
+        np.testing.assert_allclose(la.scores(q), lb.scores(q), rtol=0, atol=1e-9)
+        ha, hb = la.search(q, 20), lb.search(q, 20)
+        assert ha.positions.tolist() == hb.positions.tolist()
+        np.testing.assert_allclose(ha.scores, hb.scores, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(np.asarray(a.vectors()), np.asarray(b.vectors()))
+
+
+def _build(docs: list[Document], root: Path):
+    return build_index(
+        document_sources(docs), root, IndexConfig(model=EMB.name), embedder=EMB, prune=True
+    )
+
+
+def test_updates_in_segments_equal_a_full_rebuild(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    docs = [_doc(i, rng) for i in range(30)]
+    _build(docs, tmp_path / "idx")
+    for step in range(4):  # replace, add and remove documents, one generation each
+        docs[3 + step] = _doc(3 + step, rng, extra="\nNota añadida sobre liquidez.\n")
+        docs.append(_doc(100 + step, rng))
+        del docs[10 + step]
+        report = _build(docs, tmp_path / "idx")
+        assert report.rebuilt is None and len(report.unchanged) == len(docs) - 2
+        fresh = tmp_path / f"fresh{step}"
+        _build(docs, fresh)
+        inc = Index.open(tmp_path / "idx")
+        assert len(inc.manifest.segments) == step + 2 and inc.manifest.live_df
+        _same_search(inc, Index.open(fresh))
+        assert inc.manifest.bm25_stats == Index.open(fresh).manifest.bm25_stats
+        assert inc.document_text(docs[3].id) == docs[3].text
+
+
+def test_unchanged_reindex_writes_nothing(tmp_path: Path) -> None:
+    rng = random.Random(1)
+    docs = [_doc(i, rng) for i in range(8)]
+    _build(docs, tmp_path / "idx")
+    before = sorted(p.name for p in (tmp_path / "idx").iterdir())
+    report = _build(docs, tmp_path / "idx")
+    assert len(report.unchanged) == 8 and report.chunks == Index.open(tmp_path / "idx").size
+    assert sorted(p.name for p in (tmp_path / "idx").iterdir()) == before
+
+
+def test_segments_merge_when_they_pile_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build_module, "MAX_SEGMENTS", 3)
+    rng = random.Random(2)
+    docs = [_doc(i, rng) for i in range(12)]
+    _build(docs, tmp_path / "idx")
+    counts = []
+    for step in range(4):
+        docs[step] = _doc(step, rng, extra=f"\nCambio {step}.\n")
+        _build(docs, tmp_path / "idx")
+        counts.append(len(Index.open(tmp_path / "idx").manifest.segments))
+    assert counts == [2, 3, 1, 2]
+    names = {p.name for p in (tmp_path / "idx").iterdir() if p.name.startswith("s")}
+    assert names == set(Index.open(tmp_path / "idx").manifest.segments)  # old ones deleted
+    _build(docs, tmp_path / "fresh")
+    _same_search(Index.open(tmp_path / "idx"), Index.open(tmp_path / "fresh"))
+
+
+def test_changed_bm25_pipeline_rewrites_the_postings(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    docs = [_doc(i, rng) for i in range(6)]
+    _build(docs, tmp_path / "idx")
+    config = IndexConfig(model=EMB.name, bm25=BM25Params(k1=1.2))
+    build_index(document_sources(docs), tmp_path / "idx", config, embedder=EMB)
+    build_index(document_sources(docs), tmp_path / "fresh", config, embedder=EMB)
+    inc = Index.open(tmp_path / "idx")
+    assert len(inc.manifest.segments) == 1 and inc.manifest.bm25_params.k1 == 1.2
+    _same_search(inc, Index.open(tmp_path / "fresh"))
+
+
+def test_reindex_trusts_settled_stats_and_hashes_recent_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from finchunk.retrieve.build import file_sources
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    old = 1_600_000_000
+    for i in range(3):
+        f = folder / f"d{i}.md"
+        f.write_text(f"# D{i}\n\ningresos {i} gastos\n", encoding="utf-8")
+        os.utime(f, (old, old))
+    build_index(file_sources([folder]), tmp_path / "idx")
+    recent = folder / "d1.md"
+    recent.write_text("# D1\n\ningresos 9 gastos\n", encoding="utf-8")  # same size, new mtime
+    reads: list[str] = []
+    real = build_module.read_bytes
+    monkeypatch.setattr(build_module, "read_bytes", lambda p: reads.append(str(p)) or real(p))
+    report = build_index(file_sources([folder]), tmp_path / "idx")
+    assert report.updated == ["d1"] and report.unchanged == ["d0", "d2"]
+    assert reads == [str(recent)]  # the settled files were not read
+    reads.clear()
+    again = build_index(file_sources([folder]), tmp_path / "idx")
+    assert again.unchanged == ["d0", "d1", "d2"] and reads == [str(recent)]  # racy: hashed
+
+
+def test_removed_rows_are_read_from_their_row_groups_only(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from finchunk.retrieve.build import _row_texts
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"text": [f"t{i}" for i in range(100)]}), path, row_group_size=7)
+    rows = np.array([0, 6, 7, 50, 99])
+    assert _row_texts(path, rows) == ["t0", "t6", "t7", "t50", "t99"]
+    assert _row_texts(path, np.array([], dtype=np.int64)) == []
