@@ -32,7 +32,9 @@ except SystemExit as exc:
         raise
 wall = time.perf_counter() - t0
 use = resource.getrusage(resource.RUSAGE_SELF)
-print(f"@@ {wall:.3f} {use.ru_maxrss / 1024:.1f} {use.ru_utime + use.ru_stime:.3f}",
+# VmHWM, not ru_maxrss: that counts the parent's pages this process was forked with
+peak = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) * 1024 / 2**20
+print(f"@@ {wall:.3f} {peak:.1f} {use.ru_utime + use.ru_stime:.3f}",
       file=sys.stderr)
 """
 

@@ -18,17 +18,22 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+
+from finchunk.retrieve.build import RACY_NS
 
 BUILD = """
 import json, resource, sys, time
+def peak_rss():  # VmHWM: ru_maxrss would count the parent's pages this process was forked with
+    return int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) * 1024
 t0 = time.perf_counter()
 from finchunk.retrieve.build import IndexConfig, build_index, file_sources
 t1 = time.perf_counter()
 report = build_index(file_sources([sys.argv[1]]), sys.argv[2], IndexConfig())
 t2 = time.perf_counter()
 use = resource.getrusage(resource.RUSAGE_SELF)
-print(json.dumps({"import_s": t1 - t0, "call_s": t2 - t1, "rss": use.ru_maxrss * 1024,
+print(json.dumps({"import_s": t1 - t0, "call_s": t2 - t1, "rss": peak_rss(),
                   "cpu_s": use.ru_utime + use.ru_stime, "summary": report.summary()}))
 """
 
@@ -83,6 +88,9 @@ def main() -> int:
     shutil.rmtree(work / "idx", ignore_errors=True)
     chars, question = write_corpus(args.docs, work / "docs")
     files = sorted((work / "docs").glob("*.md"))
+    # Files modified within RACY_NS of a build are hashed again by the next one (git's
+    # racy rule); a user's files are older than that, so the corpus is let settle first.
+    time.sleep(RACY_NS / 1e9 + 0.5)
     print(f"{len(files):,} documents, {chars / 1e6:.1f} M characters")
     docs, idx = str(work / "docs"), str(work / "idx")
     first = run(BUILD, docs, idx)
@@ -98,6 +106,7 @@ def main() -> int:
     )
     target = files[len(files) // 2]
     target.write_text(target.read_text(encoding="utf-8") + "\n\nNota añadida.\n", "utf-8")
+    time.sleep(RACY_NS / 1e9 + 0.5)  # (else its stat is not recorded, and it is hashed again)
     upd = run(BUILD, docs, idx)
     print(
         f"one-document update: call {upd['call_s']:.3f} s, process "

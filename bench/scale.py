@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -58,7 +57,10 @@ YEARS = 5
 
 
 def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak RSS (VmHWM: ``ru_maxrss`` would also count the pages of the
+    parent it was forked from)."""
+    with open("/proc/self/status", encoding="ascii") as fh:
+        return int(fh.read().split("VmHWM:")[1].split()[0]) / 1024
 
 
 # --- corpus ----------------------------------------------------------------------------------
@@ -142,7 +144,7 @@ def run_build(mode: str, corpus: Path, out: Path, workers: int) -> dict[str, Any
             build_index(sources, out, CONFIG, progress=times, work=work)
             result["cluster_start_s"] = round(start - t, 2)
             result["task_seconds"] = {k: round(v, 2) for k, v in work.seconds.items()}
-            rss = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+            rss = client.run(_rss_mb)
             result["worker_peak_rss_mb"] = sorted(round(v) for v in rss.values())
     result["wall_s"] = round(time.perf_counter() - t, 2)
     result["stages_s"] = times.done()

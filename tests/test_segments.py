@@ -119,7 +119,8 @@ def test_segments_merge_when_they_pile_up(tmp_path: Path, monkeypatch: pytest.Mo
         docs[step] = _doc(step, rng, extra=f"\nCambio {step}.\n")
         _build(docs, tmp_path / "idx")
         counts.append(len(Index.open(tmp_path / "idx").manifest.segments))
-    assert counts == [2, 3, 1, 2]
+    assert counts == [2, 3, 2, 3]  # the small ones merged, the first (largest) kept
+    assert "s000001" in Index.open(tmp_path / "idx").manifest.segments
     names = {p.name for p in (tmp_path / "idx").iterdir() if p.name.startswith("s")}
     assert names == set(Index.open(tmp_path / "idx").manifest.segments)  # old ones deleted
     _build(docs, tmp_path / "fresh")

@@ -116,11 +116,9 @@ class Manifest:
 
     def to_json(self) -> str:
         """One field per line, one document per line (json's C encoder: an indented dump
-        of 10k documents takes the pure-Python one, seconds)."""
-
-        def dump(value: Any) -> str:
-            return json.dumps(value, ensure_ascii=False)
-
+        of 10k documents takes the pure-Python one, seconds; one encoder for all, as
+        ``json.dumps`` with options makes one per call)."""
+        dump = json.JSONEncoder(ensure_ascii=False).encode
         head = [f'  "{k}": {dump(v)}' for k, v in vars(self).items() if k != "documents"]
         docs = ",\n".join(f"    {dump(vars(d))}" for d in self.documents)
         body = ",\n".join(
