@@ -44,7 +44,6 @@ from finchunk.retrieve.segments import (
     DOC_SCHEMA,
     SegmentBuilder,
     live_doc_freqs,
-    positions_of,
 )
 from finchunk.retrieve.store import (
     FORMAT,
@@ -59,6 +58,7 @@ from finchunk.retrieve.store import (
     next_generation,
     prepare_root,
     publish,
+    segment_positions,
     write_generation,
 )
 from finchunk.retrieve.text import TextPipeline
@@ -666,18 +666,20 @@ def _row_texts(path: Path, rows: np.ndarray) -> list[str]:
 
 
 def _live_parts(
-    root: Path, manifest: Manifest, old: Index | None, params: BM25Params
+    root: Path,
+    manifest: Manifest,
+    positions: dict[str, np.ndarray | None],
+    old: Index | None,
+    params: BM25Params,
 ) -> tuple[list[SegmentPart], dict[str, np.ndarray]]:
-    """The new generation's segments as BM25 parts, and the live document frequencies of
-    those with rows no longer live (corrected by the chunks removed since ``old``)."""
-    rows: dict[str, list[tuple[int, int, int]]] = {s: [] for s in manifest.segments}
-    for d in manifest.documents:
-        rows[d.segment].append((d.segment_row, d.chunks, d.first_chunk))
+    """The new generation's segments as BM25 parts (rows at ``positions``), and the live
+    document frequencies of those with rows no longer live (corrected by the chunks
+    removed since ``old``)."""
     parts, live_df = [], {}
     for name, size in manifest.segments.items():
         segment = Segment.load(root / name / BM25_DIR)
-        pos = positions_of(size, rows[name])
-        if (pos >= 0).all():
+        pos = positions[name]
+        if pos is None or (pos >= 0).all():
             parts.append(SegmentPart(segment, pos))
             continue
         base, was_live = segment.doc_freqs, np.ones(size, dtype=bool)
@@ -825,9 +827,11 @@ def _publish_build(root: Path, plans: list[_Planned], old: Index | None, run: _R
     used = {p.entry.segment for p in live}
     manifest.segments = {s: n for s, n in sorted(sizes.items()) if s in used}
     run.progress.stage("writing index", 1)
-    parts, live_df = _live_parts(root, manifest, old, run.config.bm25)
+    positions = segment_positions(manifest)
+    parts, live_df = _live_parts(root, manifest, positions, old, run.config.bm25)
     manifest.bm25_stats = asdict(corpus_stats(parts))
     gen_name = next_generation(root)
-    write_generation(root, gen_name, manifest, live_df)
+    stored = {name: pos for name, pos in positions.items() if pos is not None}
+    write_generation(root, gen_name, manifest, live_df, stored)
     run.progress.advance()
     publish(root, gen_name, list(manifest.segments))

