@@ -167,6 +167,37 @@ def test_reindex_trusts_settled_stats_and_hashes_recent_files(
     assert again.unchanged == ["d0", "d1", "d2"] and reads == [str(recent)]  # racy: hashed
 
 
+def test_settled_unchanged_folder_is_answered_from_the_manifest_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    import finchunk.retrieve.store as store_module
+    from finchunk.retrieve.build import file_sources
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    old = 1_600_000_000
+    for i in range(3):
+        f = folder / f"d{i}.md"
+        f.write_text(f"# D{i}\n\ningresos {i} gastos\n", encoding="utf-8")
+        os.utime(f, (old, old))
+    first = build_index(file_sources([folder]), tmp_path / "idx")
+
+    def no_documents(gen: Path) -> list:
+        raise AssertionError("documents read")
+
+    monkeypatch.setattr(store_module, "read_documents", no_documents)
+    same = build_index(file_sources([folder]), tmp_path / "idx")
+    assert same.unchanged == ["d0", "d1", "d2"] and same.chunks == first.chunks
+    monkeypatch.undo()
+    os.utime(folder / "d1.md", (old + 1, old + 1))  # touched: the full path decides
+    touched = build_index(file_sources([folder]), tmp_path / "idx")
+    assert touched.unchanged == ["d0", "d1", "d2"] and not touched.updated
+    other = build_index(file_sources([folder]), tmp_path / "idx", IndexConfig(header=False))
+    assert other.rebuilt and len(other.updated) == 3  # another configuration is not unchanged
+
+
 def test_removed_rows_are_read_from_their_row_groups_only(tmp_path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq

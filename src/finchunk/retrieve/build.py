@@ -391,6 +391,45 @@ class LocalWork:
 MAX_SEGMENTS = 8
 
 
+def _listing(sources: Sequence[Source]) -> str:
+    """A digest of the sources' ids, paths and file stats, or "" unless every source has a
+    stat that has settled (modified more than :data:`RACY_NS` ago): equal listings mean
+    the same files, unchanged since the index recorded them."""
+    started = time.time_ns()
+    h = hashlib.sha256()
+    for src in sources:
+        if src.stat is None or max(src.stat[1::2], default=-1) >= started - RACY_NS:
+            return ""
+        h.update(f"{src.doc_id}\0{src.source}\0{src.stat}\n".encode())
+    return h.hexdigest()
+
+
+def _live_manifest(root: Path) -> Path:
+    gen = live_generation(root)
+    if gen is None:
+        raise InputError(f"{root}: no live generation")
+    return gen / MANIFEST
+
+
+def _listed_unchanged(root: Path, listing: str, config: IndexConfig) -> bool:
+    """True when the live index was built from exactly these files, unchanged, with this
+    configuration: read from its manifest's header alone (a 10k-document folder is then
+    listed and stat-ed, nothing else)."""
+    if live_generation(root) is None:
+        return False
+    try:
+        head = Manifest.from_json(_live_manifest(root), documents=False)
+    except InputError:
+        return False  # the full path says what is wrong
+    same_config = (head.chunking, head.bm25, head.model) == (
+        config.chunking(),
+        asdict(config.bm25),
+        config.model,
+    )
+    current = head.format == FORMAT and head.finchunk_version == finchunk.__version__
+    return same_config and current and head.listing == listing
+
+
 def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None, set[str]]:
     """The live index when its chunks and vectors can be reused (else why not), and the ids
     of the documents it holds."""
@@ -782,6 +821,11 @@ def build_index(
     config, embedder = resolve_embedder(config, embedder)
     check_root(root)
     report = BuildReport(root)
+    listing = _listing(sources)
+    if listing and _listed_unchanged(root, listing, config):
+        report.unchanged = [s.doc_id for s in sources]
+        report.chunks = Manifest.from_json(_live_manifest(root), documents=False).chunks
+        return report
     old, report.rebuilt, previous = _previous(root, config)
     report.removed = _check_removals(root, sources, previous, prune)
     plans = _plan(sources, old)
@@ -793,7 +837,8 @@ def build_index(
     created = not root.exists()
     prepare_root(root)
     try:
-        _publish_build(root, plans, old, _Run(config, work, embedder, progress or NoProgress()))
+        run = _Run(config, work, embedder, progress or NoProgress())
+        _publish_build(root, plans, old, run, listing)
     except BaseException:
         if created:
             shutil.rmtree(root, ignore_errors=True)
@@ -805,8 +850,11 @@ def build_index(
     return report
 
 
-def _publish_build(root: Path, plans: list[_Planned], old: Index | None, run: _Run) -> None:
-    """Write the new segment and a generation over the plans' documents, and publish it."""
+def _publish_build(
+    root: Path, plans: list[_Planned], old: Index | None, run: _Run, listing: str
+) -> None:
+    """Write the new segment and a generation over the plans' documents (``listing``: the
+    sources' :func:`_listing`), and publish it."""
     for p in plans:
         if p.source is None:  # the old manifest's entry: copied before it is moved
             p.entry = _shallow_copy(p.entry)
@@ -827,6 +875,7 @@ def _publish_build(root: Path, plans: list[_Planned], old: Index | None, run: _R
     used = {p.entry.segment for p in live}
     manifest.segments = {s: n for s, n in sorted(sizes.items()) if s in used}
     run.progress.stage("writing index", 1)
+    manifest.listing = "" if len(live) < len(plans) else listing  # retry what was skipped
     positions = segment_positions(manifest)
     parts, live_df = _live_parts(root, manifest, positions, old, run.config.bm25)
     manifest.bm25_stats = asdict(corpus_stats(parts))

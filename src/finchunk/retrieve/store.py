@@ -118,6 +118,7 @@ class Manifest:
     bm25_stats: dict[str, Any] = field(default_factory=dict)  # CorpusStats of the live chunks
     live_df: list[str] = field(default_factory=list)  # segments with a live_df file
     positions: list[str] = field(default_factory=list)  # segments with a positions file
+    listing: str = ""  # digest of the files' ids, paths and stats (build._listing)
 
     def to_json(self) -> str:
         """The manifest without its documents (:meth:`documents_json`), a field per line."""
