@@ -202,7 +202,10 @@ def test_removed_rows_are_read_from_their_row_groups_only(tmp_path: Path) -> Non
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from finchunk.retrieve.build import _row_texts
+    from finchunk.retrieve.segments import read_rows
+
+    def _row_texts(path: Path, rows: np.ndarray) -> list[str]:
+        return read_rows(path, rows, ["text"]).column("text").to_pylist()
 
     path = tmp_path / "t.parquet"
     pq.write_table(pa.table({"text": [f"t{i}" for i in range(100)]}), path, row_group_size=7)

@@ -24,7 +24,6 @@ from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 import finchunk
 from finchunk.chunk import Strategy, make_chunker
@@ -44,6 +43,7 @@ from finchunk.retrieve.segments import (
     DOC_SCHEMA,
     SegmentBuilder,
     live_doc_freqs,
+    read_rows,
 )
 from finchunk.retrieve.store import (
     FORMAT,
@@ -690,20 +690,6 @@ def _check_removals(
     return gone
 
 
-def _row_texts(path: Path, rows: np.ndarray) -> list[str]:
-    """The ``text`` of some rows of a chunks file, reading only their row groups."""
-    if not rows.size:
-        return []
-    pf = pq.ParquetFile(path)
-    ends = np.cumsum([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
-    groups = np.unique(np.searchsorted(ends, rows, side="right"))
-    texts = pf.read_row_groups(groups.tolist(), columns=["text"]).column("text")
-    starts = np.concatenate([[0], ends[:-1]])
-    local = np.searchsorted(groups, np.searchsorted(ends, rows, side="right"))
-    before = np.concatenate([[0], np.cumsum(ends[groups] - starts[groups])[:-1]])
-    return texts.take(pa.array(before[local] + rows - starts[groups[local]])).to_pylist()
-
-
 def _live_parts(
     root: Path,
     manifest: Manifest,
@@ -727,7 +713,8 @@ def _live_parts(
             was_live = np.broadcast_to(was_live, size)
             if name in old.manifest.live_df:
                 base = np.load(old.gen / LIVE_DF / f"{name}.npy")
-        gone = _row_texts(root / name / CHUNKS, np.flatnonzero(was_live & (pos < 0)))
+        removed = np.flatnonzero(was_live & (pos < 0))
+        gone = read_rows(root / name / CHUNKS, removed, ["text"]).column("text").to_pylist()
         live_df[name] = live_doc_freqs(segment, base, gone, params)
         parts.append(SegmentPart(segment, pos, live_df[name]))
     return parts, live_df

@@ -66,6 +66,7 @@ from finchunk.retrieve.segments import (
     VECTORS,
     fsync_tree,
     positions_of,
+    read_rows,
 )
 from finchunk.retrieve.segments import DOC_SCHEMA as DOC_SCHEMA  # its home before segments
 
@@ -345,7 +346,11 @@ class Index:
 
     def _gather(self) -> np.ndarray | None:
         """For each position, its row in the segments' rows laid end to end (None: the
-        rows are the positions)."""
+        rows are the positions); worked out once."""
+        return self._gathered
+
+    @cached_property
+    def _gathered(self) -> np.ndarray | None:
         if all(p is None for p in self.positions.values()):
             return None
         out = np.empty(self.size, dtype=np.int64)
@@ -401,8 +406,27 @@ class Index:
         )
 
     def chunk(self, i: int) -> ChunkRecord:
-        """The record of the chunk at row ``i``."""
-        return ChunkRecord.from_row(self.chunks.slice(i, 1).to_pylist()[0])
+        """The record of the chunk at row ``i`` (read from its segment's row group alone
+        unless every chunk is already in memory)."""
+        if "chunks" in self.__dict__:
+            return ChunkRecord.from_row(self.chunks.slice(i, 1).to_pylist()[0])
+        if not 0 <= i < self.size:
+            raise IndexError(f"chunk {i} of an index of {self.size}")
+        segment, row = self._where(i)
+        table = read_rows(self.root / segment / CHUNKS, np.array([row]))
+        return ChunkRecord.from_row(table.to_pylist()[0])  # (written in CHUNK_SCHEMA)
+
+    def _where(self, i: int) -> tuple[str, int]:
+        """The segment and row that hold position ``i``."""
+        names = list(self.header.segments)
+        gather = self._gather()
+        if gather is None:
+            return names[0], i
+        sizes = np.array(list(self.header.segments.values()), dtype=np.int64)
+        ends = np.cumsum(sizes)
+        g = int(gather[i])
+        k = int(np.searchsorted(ends, g, side="right"))
+        return names[k], g - int(ends[k] - sizes[k])
 
     def _document_table(self, columns: list[str] | None = None) -> dict[str, dict[str, Any]]:
         """The live documents' rows by id (each segment's rows that the manifest uses)."""
@@ -423,10 +447,22 @@ class Index:
         return {i: r["text"] for i, r in self._document_table(["id", "text"]).items()}
 
     def document_text(self, doc_id: str) -> str:
-        try:
-            return self._doc_texts[doc_id]
-        except KeyError:
-            raise InputError(f"{self.root}: no document {doc_id!r} in the index") from None
+        """The text of document ``doc_id`` (its segment's row group alone is read, unless
+        every text is already in memory)."""
+        if "_doc_texts" in self.__dict__:
+            try:
+                return self._doc_texts[doc_id]
+            except KeyError:
+                pass
+        entry = self._entries.get(doc_id)
+        if entry is None:
+            raise InputError(f"{self.root}: no document {doc_id!r} in the index")
+        path = self.root / entry.segment / DOCUMENTS
+        return str(read_rows(path, np.array([entry.doc_row]), ["text"]).column("text")[0])
+
+    @cached_property
+    def _entries(self) -> dict[str, DocEntry]:
+        return {d.id: d for d in self.manifest.documents}
 
     @cached_property
     def _titles(self) -> dict[str, str]:
