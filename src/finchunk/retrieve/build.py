@@ -190,8 +190,9 @@ def _folder_files(root: Path) -> list[tuple[str, str, tuple[int, ...]]]:
             entries = {e.name: e for e in it}
         prefix = "/".join(rel) + "/" if rel else ""
         for name, e in entries.items():
-            stem, suffix = os.path.splitext(name)
-            if suffix.lower() in SUPPORTED_SUFFIXES and not name.startswith(".") and e.is_file():
+            stem, dot, ext = name.rpartition(".")  # (os.path.splitext, at a third of the cost)
+            hidden = name.startswith(".")
+            if dot and not hidden and f".{ext.lower()}" in SUPPORTED_SUFFIXES and e.is_file():
                 st = e.stat()
                 side = _entry_stat(entries.get(stem + META_SUFFIX))
                 key = (st.st_size, st.st_mtime_ns, *side)
@@ -482,8 +483,7 @@ class _Planned:
     """One document of the new index: kept where it is (``source`` None), copied from an
     old segment (a merge), or made from its source; ``stat``: the file stat to record;
     ``dropped`` when it could not be read (skipped). A kept entry is the old manifest's
-    own until :func:`_publish_build` copies it (most builds of a large folder stop at
-    "unchanged")."""
+    own object: :func:`_publish_build` moves it once the new segment is written."""
 
     entry: DocEntry
     source: Source | None = None
@@ -517,13 +517,6 @@ def _plan(sources: Sequence[Source], old: Index | None) -> list[_Planned]:
             entry.stat = _settled(stat, started)
             plans.append(_Planned(entry, src, entry.stat))
     return plans
-
-
-def _shallow_copy(entry: DocEntry) -> DocEntry:
-    """``copy.copy`` of an entry at a fifth of its cost (10k of them per build)."""
-    out = DocEntry.__new__(DocEntry)
-    out.__dict__.update(entry.__dict__)
-    return out
 
 
 def _report_plans(plans: list[_Planned], previous: set[str], report: BuildReport) -> None:
@@ -842,11 +835,12 @@ def _publish_build(
 ) -> None:
     """Write the new segment and a generation over the plans' documents (``listing``: the
     sources' :func:`_listing`), and publish it."""
-    for p in plans:
-        if p.source is None:  # the old manifest's entry: copied before it is moved
-            p.entry = _shallow_copy(p.entry)
-            p.entry.stat = p.stat
     written = _write_segment(root, plans, old, run)
+    # From here the old index is read through its header and stored arrays only, so its
+    # kept entries are updated in place (copying 10k of them cost a tenth of an update).
+    for p in plans:
+        if p.source is None:
+            p.entry.stat = p.stat
     live = [p for p in plans if not p.dropped]
     if not live:
         raise InputError(f"{root}: no document could be read; the index is left as it was")
