@@ -37,6 +37,8 @@ DOC_LENGTHS = "doc_lengths.npy"
 FILES = (TERMS, TERM_STARTS, DOC_FREQS, POSTINGS, POSTING_STARTS, DOC_LENGTHS)
 
 _MAX_BYTES = 5  # a uint32 takes at most five 7-bit groups
+#: Term ids a segment remembers before it forgets them all (a bound for long-lived servers).
+_MAX_REMEMBERED = 1 << 17
 
 
 def encode_varints(values: np.ndarray) -> np.ndarray:
@@ -102,6 +104,7 @@ class Segment:
         doc_lengths: np.ndarray,
     ) -> None:
         self._terms = _Lines(terms, term_starts.astype(np.int64))
+        self._ids: dict[str | bytes, int] = {}  # terms looked up so far (questions share them)
         self.doc_freqs = doc_freqs
         self.postings = postings
         self.posting_starts = posting_starts
@@ -116,10 +119,17 @@ class Segment:
         return len(self._terms)
 
     def term_id(self, term: str | bytes) -> int:
-        """The id of ``term`` in this segment, -1 when absent (a binary search)."""
-        key = term.encode("utf-8") if isinstance(term, str) else term
-        i = bisect_left(self._terms, key)
-        return i if i < len(self._terms) and self._terms[i] == key else -1
+        """The id of ``term`` in this segment, -1 when absent (a binary search, remembered:
+        up to a bound)."""
+        found = self._ids.get(term)
+        if found is None:
+            key = term.encode("utf-8") if isinstance(term, str) else term
+            i = bisect_left(self._terms, key)
+            found = i if i < len(self._terms) and self._terms[i] == key else -1
+            if len(self._ids) >= _MAX_REMEMBERED:
+                self._ids.clear()
+            self._ids[term] = found
+        return found
 
     def terms(self) -> list[bytes]:
         """Every term, in id order (sorted)."""
