@@ -97,6 +97,11 @@ def test_updates_in_segments_equal_a_full_rebuild(tmp_path: Path) -> None:
         _same_search(inc, Index.open(fresh))
         assert inc.manifest.bm25_stats == Index.open(fresh).manifest.bm25_stats
         assert inc.document_text(docs[3].id) == docs[3].text
+        lazy, full = Index.open(tmp_path / "idx"), Index.open(fresh)
+        whole = [full.chunk(i) for i in range(full.size)]
+        assert [lazy.chunk(i) for i in range(lazy.size)] == whole
+        assert "chunks" not in vars(lazy)  # read from row groups, not the whole table
+        assert all(lazy.document_text(d.id) == d.text for d in docs)
 
 
 def test_unchanged_reindex_writes_nothing(tmp_path: Path) -> None:
