@@ -45,14 +45,19 @@ _FOOTNOTE_REF = re.compile(r"\[\^([^\[\]\s]+)\](?!:)")
 _NOTE_REF = re.compile(r"\b(?:[Nn]otas?|[Nn]otes?|NOTAS?|NOTES?)\s+(\d{1,3})\b")
 
 
-# Lines that may end a paragraph: blank lines and lines that may start a block. A paragraph
-# scan skips every other line (plain prose continuation) with one match of ``_PROSE_RUN``:
-# a run of whole lines, none blank by this test, none opening with a block starter, none
-# holding a "|". Possessive, so each line is read once.
+# Lines that may end a paragraph: blank lines, lines that may start a block and lines that
+# hold a "|". A paragraph scan skips every other line (plain prose continuation): one match
+# of ``_PROSE_RUN`` runs over whole lines, none blank by this test, none opening with a block
+# starter, and it ends where the next line holding a "|" starts (those lines are listed
+# once, ``_BAR_LINE``). Possessive, so each line is read once.
 _PROSE_RUN = re.compile(
-    r"(?:(?![ \t\r\f\v]*+(?:\n|\Z))(?! {0,3}[#`~*+\-\[0-9⁰¹²³⁴⁵⁶⁷⁸⁹])[^\n|]*+(?:\n|\Z))*+"
+    r"(?:(?![ \t\r\f\v]*+(?:\n|\Z))(?! {0,3}[#`~*+\-\[0-9⁰¹²³⁴⁵⁶⁷⁸⁹])[^\n]*+(?:\n|\Z))*+"
 )
 
+_BAR_LINE = re.compile(r"\|[^\n]*+")
+
+#: What ``_PROSE_RUN`` counts as blank (a line of only these is a stop).
+_STOP_BLANK = " \t\r\f\v"
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -61,7 +66,7 @@ class _Lines:
     """The lines of a text: ``contents[i]`` is line i without its line ending (and the BOM),
     ``starts[i]`` the offset where it starts in the scan text (a BOM included)."""
 
-    __slots__ = ("scan", "starts", "contents", "bom")
+    __slots__ = ("scan", "starts", "contents", "bom", "bars")
 
     def __init__(self, text: str) -> None:
         # A lone "\r" ends a line too (old Mac files): the scan runs over a copy with each
@@ -71,6 +76,8 @@ class _Lines:
         contents = scan.split("\n")
         # starts[i] = i + the lengths of the lines before i (each "\n" counted once).
         self.starts = list(map(add, accumulate(map(len, contents[:-1]), initial=0), count()))
+        # The lines holding a "|", in order (one match per line).
+        self.bars = [bisect_right(self.starts, m.start()) - 1 for m in _BAR_LINE.finditer(scan)]
         if "\r" in text:
             contents = [c[:-1] if c[-1:] == "\r" else c for c in contents]
         self.bom = text.startswith("\ufeff")
@@ -93,7 +100,13 @@ class _Lines:
         """The first line after ``i`` that is blank or may start a block (or ``len``)."""
         if i + 1 >= len(self.contents):
             return len(self.contents)
-        run = _PROSE_RUN.match(self.scan, self.starts[i + 1])
+        if not self.contents[i + 1].strip(_STOP_BLANK):
+            return i + 1  # a blank line: no run of prose to skip
+        k = bisect_right(self.bars, i)
+        limit = self.starts[self.bars[k]] if k < len(self.bars) else len(self.scan)
+        run = _PROSE_RUN.match(self.scan, self.starts[i + 1], limit)
+        # The run stops at a stop line's start, at ``limit`` (a line holding "|"), or at
+        # the end of the text (after the last line: ``len``).
         return bisect_left(self.starts, run.end(), i + 1) if run else i + 1
 
 
@@ -406,7 +419,9 @@ def _raw_blocks(text: str, lines: _Lines) -> list[_Raw]:
     section: tuple[str, ...] = ()
     for block in _blocks(lines):
         kind, first, last, level, heading, mark = block
-        start, end = _trimmed(text, lines.start(first), lines.end(last))
+        start, end = lines.start(first), lines.end(last)
+        if text[start].isspace() or text[end - 1].isspace():
+            start, end = _trimmed(text, start, end)
         if start >= end:
             continue
         if kind is ElementKind.HEADING:
