@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from finchunk.chunk.base import make_chunk
-from finchunk.model import Chunk, ChunkKind, Document, Element, Span
+from finchunk.model import Chunk, ChunkKind, Document, Element, Span, chunk_kind
 
 
 @dataclass(slots=True)
@@ -46,7 +46,7 @@ class Run:
         else:
             self.spans.append(element.span)
         self._last_index = index
-        self.kinds.add(kind or ChunkKind(element.kind.value))
+        self.kinds.add(kind or chunk_kind(element.kind))
 
     def attach(self, note_index: int, note: Element) -> None:
         if note_index not in self.notes:

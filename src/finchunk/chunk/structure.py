@@ -33,7 +33,7 @@ from finchunk.chunk.recursive import recursive_ranges
 from finchunk.chunk.source import structure_size
 from finchunk.chunk.tablectx import cites_mark, header_rows_end, row_groups, table_unit_start
 from finchunk.errors import InputError
-from finchunk.model import Chunk, ChunkKind, Document, Element, ElementKind, Span
+from finchunk.model import Chunk, ChunkKind, Document, Element, ElementKind, Span, chunk_kind
 
 _PACKED = frozenset({ElementKind.TEXT, ElementKind.LIST, ElementKind.NOTE})
 
@@ -210,7 +210,7 @@ class _Pass:
         for s, t in recursive_ranges(text, e.start, e.end, self.size):
             s, t = trim_span(text, s, t)
             if t > s:
-                out.append(self._chunk([(s, t)], e.section, ChunkKind(e.kind.value)))
+                out.append(self._chunk([(s, t)], e.section, chunk_kind(e.kind)))
 
 
 def _note_homes(doc: Document, notes: list[int], groups: list[Span]) -> dict[int, set[int]]:
