@@ -11,7 +11,9 @@ Inputs (``bench/md_inputs.py``), each parsed as one document:
   block scanner: few, long blocks).
 
 Every contender runs once per round, the rounds ``--runs`` times, and the median of each is
-reported, so a loaded machine slows all of them alike. The ratio is finchunk's structure
+reported, so a loaded machine slows all of them alike; times are the process's CPU time
+(``time.process_time``: all contenders are single-threaded), which other work on the
+machine disturbs less than the wall clock. The ratio is finchunk's structure
 chunking, parsing included, over the fastest peer. The doubling check parses the ``fb``
 document and the same text twice over (one document of twice the length): parse time must
 at most double (ratio <= 2.2).
@@ -73,13 +75,13 @@ def peers() -> dict[str, Callable[[str], object]]:
 
 
 def medians(contenders: dict[str, Callable[[], object]], runs: int) -> dict[str, float]:
-    """Median seconds of each contender, run round-robin ``runs`` times."""
+    """Median CPU seconds of each contender, run round-robin ``runs`` times."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(runs):
         for name, fn in contenders.items():
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             fn()
-            times[name].append(time.perf_counter() - t0)
+            times[name].append(time.process_time() - t0)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
