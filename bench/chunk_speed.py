@@ -31,10 +31,9 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from md_inputs import SHARED, edgar_10k, financebench_10k, pages_markdown
-
 from finchunk.chunk import ByTitle, Fixed, Recursive, Structure
 from finchunk.parse.markdown import parse_markdown
+from md_inputs import SHARED, edgar_10k, financebench_10k, pages_markdown
 
 SIZE = 800  # characters: Structure's limit and the peers' chunk size
 
@@ -113,7 +112,9 @@ def report(name: str, text: str, runs: int) -> None:
     peer = {k: v for k, v in secs.items() if k.startswith(("Chonkie", "LangChain"))}
     if peer:
         best = min(peer, key=peer.__getitem__)
-        print(f"  finchunk structure incl. parsing / fastest peer ({best}): {peer[best] / ours:.2f}×")
+        print(
+            f"  finchunk structure incl. parsing / fastest peer ({best}): {peer[best] / ours:.2f}x"
+        )
 
 
 def doubling(text: str, runs: int) -> None:

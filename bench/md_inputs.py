@@ -65,9 +65,7 @@ def _block(doc: Document, e: Element) -> str:
 
 def render(doc: Document) -> str:
     """``doc`` as Markdown with its structure (see the module docstring)."""
-    return "\n\n".join(
-        _block(doc, e) for e in doc.elements if e.kind is not ElementKind.FURNITURE
-    )
+    return "\n\n".join(_block(doc, e) for e in doc.elements if e.kind is not ElementKind.FURNITURE)
 
 
 def edgar_10k(edgar: Path) -> list[tuple[str, str]]:
