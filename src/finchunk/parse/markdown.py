@@ -13,11 +13,11 @@ span indexes the original string.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import accumulate, count
-from operator import add
+from itertools import accumulate, compress, count, repeat
+from operator import contains
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +63,11 @@ _LONE_CR = re.compile(r"\r(?!\n)")
 
 
 class _Lines:
-    """The lines of a text: ``contents[i]`` is line i without its line ending (and the BOM),
-    ``starts[i]`` the offset where it starts in the scan text (a BOM included)."""
+    """The lines of a text: ``contents[i]`` is line i without its line ending (and the BOM);
+    ``start(i)`` is where its content starts. Built with C-level loops only (``split``,
+    ``accumulate``, ``compress``): no Python code runs per line."""
 
-    __slots__ = ("scan", "starts", "contents", "bom", "bars")
+    __slots__ = ("scan", "prefix", "contents", "bom", "bars", "_ends_open")
 
     def __init__(self, text: str) -> None:
         # A lone "\r" ends a line too (old Mac files): the scan runs over a copy with each
@@ -74,23 +75,25 @@ class _Lines:
         scan = _LONE_CR.sub("\n", text) if "\r" in text else text
         self.scan = scan
         contents = scan.split("\n")
-        # starts[i] = i + the lengths of the lines before i (each "\n" counted once).
-        self.starts = list(map(add, accumulate(map(len, contents[:-1]), initial=0), count()))
-        # The lines holding a "|", in order (one match per line).
-        self.bars = [bisect_right(self.starts, m.start()) - 1 for m in _BAR_LINE.finditer(scan)]
+        # Line i starts at prefix[i] + i: the lengths of the lines before it, and a "\n"
+        # after each.
+        self.prefix = list(accumulate(map(len, contents[:-1]), initial=0))
+        # The lines holding a "|", in order.
+        self.bars = list(compress(count(), map(contains, contents, repeat("|"))))
         if "\r" in text:
             contents = [c[:-1] if c[-1:] == "\r" else c for c in contents]
         self.bom = text.startswith("\ufeff")
         if self.bom:
             contents[0] = contents[0][1:]
         self.contents = contents
+        self._ends_open = not scan.endswith("\n")  # the last line has content, no "\n"
 
     def __len__(self) -> int:
         return len(self.contents)
 
     def start(self, i: int) -> int:
         """Offset of the first character of line i (after the BOM on line 0)."""
-        return self.starts[i] + (1 if i == 0 and self.bom else 0)
+        return self.prefix[i] + i + (1 if i == 0 and self.bom else 0)
 
     def end(self, i: int) -> int:
         """Offset after line i's content, before its "\\r\\n" / "\\n"."""
@@ -98,16 +101,22 @@ class _Lines:
 
     def next_stop(self, i: int) -> int:
         """The first line after ``i`` that is blank or may start a block (or ``len``)."""
-        if i + 1 >= len(self.contents):
-            return len(self.contents)
+        n = len(self.contents)
+        if i + 1 >= n:
+            return n
         if not self.contents[i + 1].strip(_STOP_BLANK):
             return i + 1  # a blank line: no run of prose to skip
+        scan, prefix = self.scan, self.prefix
         k = bisect_right(self.bars, i)
-        limit = self.starts[self.bars[k]] if k < len(self.bars) else len(self.scan)
-        run = _PROSE_RUN.match(self.scan, self.starts[i + 1], limit)
-        # The run stops at a stop line's start, at ``limit`` (a line holding "|"), or at
-        # the end of the text (after the last line: ``len``).
-        return bisect_left(self.starts, run.end(), i + 1) if run else i + 1
+        limit = prefix[self.bars[k]] + self.bars[k] if k < len(self.bars) else len(scan)
+        start = prefix[i + 1] + i + 1
+        run = _PROSE_RUN.match(scan, start, limit)
+        end = run.end() if run else start
+        # The run stops at the start of a stop line, at ``limit`` (a line holding "|"), or
+        # at the end of the text, after a last line that has no "\n" (then: ``len``).
+        if end == len(scan) and self._ends_open:
+            return n
+        return i + 1 + scan.count("\n", start, end)
 
 
 # A block: (kind, first line, last line (inclusive), heading level, heading text, note mark).
@@ -154,8 +163,9 @@ _CAPTION_MAX = 100
 def _is_caption_of_table(cs: list[str], i: int) -> bool:
     return (
         i + 1 < len(cs)
-        and len(cs[i].strip()) <= _CAPTION_MAX
+        and "|" in cs[i + 1]  # cheapest first: most paragraphs are followed by a blank
         and "|" not in cs[i]
+        and len(cs[i].strip()) <= _CAPTION_MAX
         and _is_table_start(cs, i + 1)
     )
 
@@ -417,9 +427,12 @@ def _raw_blocks(text: str, lines: _Lines) -> list[_Raw]:
     raw: list[_Raw] = []
     stack: list[tuple[int, str]] = []
     section: tuple[str, ...] = ()
+    prefix, cs, bom = lines.prefix, lines.contents, 1 if lines.bom else 0
     for block in _blocks(lines):
         kind, first, last, level, heading, mark = block
-        start, end = lines.start(first), lines.end(last)
+        # lines.start(first), lines.end(last), inlined: this runs once per block.
+        start = prefix[first] + first + (bom if first == 0 else 0)
+        end = prefix[last] + last + (bom if last == 0 else 0) + len(cs[last])
         if text[start].isspace() or text[end - 1].isspace():
             start, end = _trimmed(text, start, end)
         if start >= end:
@@ -443,15 +456,17 @@ def _elements(text: str, raw: list[_Raw]) -> tuple[Element, ...]:
     ends = [e for _, _, e, _ in raw]
     citing = _citing(starts, ends, _cite_starts(text, defined))
     heading = ElementKind.HEADING
+    # Positional: Element(kind, start, end, level, section, cites, mark), a fifth faster
+    # than by keyword, once per element.
     return tuple(
         Element(
-            kind=b[0],
-            start=s,
-            end=e,
-            level=b[3],
-            section=sec,
-            cites=_cites(text[s:e], defined, b[5]) if k in citing and b[0] is not heading else (),
-            mark=b[5],
+            b[0],
+            s,
+            e,
+            b[3],
+            sec,
+            _cites(text[s:e], defined, b[5]) if k in citing and b[0] is not heading else (),
+            b[5],
         )
         for k, (b, s, e, sec) in enumerate(raw)
     )
