@@ -141,10 +141,13 @@ class Outline:
         return self._paths[i] if i >= 0 else ()
 
 
+_blake2b = hashlib.blake2b
+
+
 def chunk_id(doc_id: str, spans: Sequence[Span], header: str) -> str:
     """Deterministic chunk id: the document id and a digest of the spans and header."""
-    key = "|".join([doc_id, *(f"{s}:{e}" for s, e in spans), header])
-    return f"{doc_id}#{hashlib.blake2b(key.encode('utf-8'), digest_size=8).hexdigest()}"
+    key = "|".join([doc_id, *[f"{s}:{e}" for s, e in spans], header])
+    return f"{doc_id}#{_blake2b(key.encode('utf-8'), digest_size=8).hexdigest()}"
 
 
 SPAN_JOINER = "\n\n"

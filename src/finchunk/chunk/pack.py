@@ -7,6 +7,7 @@ exactly the source; attached notes from elsewhere add spans of their own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from finchunk.chunk.base import make_chunk
@@ -53,7 +54,7 @@ class Run:
             self.notes.append(note_index)
             self.size += len(note)
 
-    def note_cost(self, note_indexes: list[int], elements: tuple[Element, ...]) -> int:
+    def note_cost(self, note_indexes: Sequence[int], elements: tuple[Element, ...]) -> int:
         return sum(len(elements[i]) for i in note_indexes if i not in self.notes)
 
     def flush(self, out: list[Chunk]) -> None:
