@@ -418,18 +418,26 @@ def _citing(starts: list[int], ends: list[int], candidates: list[int]) -> set[in
     return hit
 
 
-_Raw = tuple[_Block, int, int, tuple[str, ...]]
+@dataclass(slots=True)
+class _Parsed:
+    """The first pass's result: elements without citations, in order, their spans apart
+    (for the citation search), and the first heading's text."""
+
+    elements: list[Element]
+    starts: list[int]
+    ends: list[int]
+    first_heading: str | None = None
 
 
-def _raw_blocks(text: str, lines: _Lines) -> list[_Raw]:
-    """Each non-empty block with its trimmed span and section path (notes in a notes
-    section found by their "Nota N." opening)."""
-    raw: list[_Raw] = []
+def _first_pass(text: str, lines: _Lines) -> _Parsed:
+    """Each non-empty block as an element (no citations yet) with its trimmed span and
+    section path (notes in a notes section found by their "Nota N." opening). Only the
+    elements outlive a block: the scan keeps no per-block tuples."""
+    out = _Parsed([], [], [])
     stack: list[tuple[int, str]] = []
     section: tuple[str, ...] = ()
     prefix, cs, bom = lines.prefix, lines.contents, 1 if lines.bom else 0
-    for block in _blocks(lines):
-        kind, first, last, level, heading, mark = block
+    for kind, first, last, level, heading, mark in _blocks(lines):
         # lines.start(first), lines.end(last), inlined: this runs once per block.
         start = prefix[first] + first + (bom if first == 0 else 0)
         end = prefix[last] + last + (bom if last == 0 else 0) + len(cs[last])
@@ -442,34 +450,32 @@ def _raw_blocks(text: str, lines: _Lines) -> list[_Raw]:
                 stack.pop()
             stack.append((level, heading))
             section = tuple(h for _, h in stack)
+            if out.first_heading is None:
+                out.first_heading = heading
         elif kind is ElementKind.TEXT and mark is None and text[start] == "N":
             m = _NOTE_PARA.match(text, start)
             if m and any(_NOTES_SECTION.search(h) for h in section):
-                block = (ElementKind.NOTE, first, last, level, heading, _note_ref_mark(m.group(1)))
-        raw.append((block, start, end, section))
-    return raw
+                kind, mark = ElementKind.NOTE, _note_ref_mark(m.group(1))
+        # Positional: Element(kind, start, end, level, section, cites, mark), a fifth
+        # faster than by keyword.
+        out.elements.append(Element(kind, start, end, level, section, (), mark))
+        out.starts.append(start)
+        out.ends.append(end)
+    return out
 
 
-def _elements(text: str, raw: list[_Raw]) -> tuple[Element, ...]:
-    defined = _Defined.of({b[5] for b, *_ in raw if b[5] is not None})
-    starts = [s for _, s, _, _ in raw]
-    ends = [e for _, _, e, _ in raw]
-    citing = _citing(starts, ends, _cite_starts(text, defined))
-    heading = ElementKind.HEADING
-    # Positional: Element(kind, start, end, level, section, cites, mark), a fifth faster
-    # than by keyword, once per element.
-    return tuple(
-        Element(
-            b[0],
-            s,
-            e,
-            b[3],
-            sec,
-            _cites(text[s:e], defined, b[5]) if k in citing and b[0] is not heading else (),
-            b[5],
-        )
-        for k, (b, s, e, sec) in enumerate(raw)
-    )
+def _with_cites(text: str, parsed: _Parsed) -> tuple[Element, ...]:
+    """The elements, each that cites a note the document defines given its ``cites``."""
+    elements = parsed.elements
+    defined = _Defined.of({e.mark for e in elements if e.mark is not None})
+    for k in sorted(_citing(parsed.starts, parsed.ends, _cite_starts(text, defined))):
+        e = elements[k]
+        if e.kind is ElementKind.HEADING:
+            continue
+        cites = _cites(text[e.start : e.end], defined, e.mark)
+        if cites:
+            elements[k] = Element(e.kind, e.start, e.end, e.level, e.section, cites, e.mark)
+    return tuple(elements)
 
 
 def parse_markdown(
@@ -484,15 +490,15 @@ def parse_markdown(
 
     ``title`` defaults to the first heading's text, then to ``doc_id``.
     """
-    raw = _raw_blocks(text, _Lines(text))
+    parsed = _first_pass(text, _Lines(text))
     if title is None:
-        title = next((b[4] for b, *_ in raw if b[0] is ElementKind.HEADING), "") or doc_id
+        title = parsed.first_heading or doc_id
     return Document(
         id=doc_id,
         text=text,
         title=title,
         metadata=dict(metadata or {}),
-        elements=_elements(text, raw),
+        elements=_with_cites(text, parsed),
         source=source,
     )
 
