@@ -310,6 +310,10 @@ def _blocks(lines: _Lines) -> Iterator[_Block]:
             continue
         if c.lstrip(" ")[:1] in _STARTERS or "|" in c:
             block = _starter_block(lines, i)
+        elif i + 1 < n and not cs[i + 1].strip(_STOP_BLANK):
+            # Fastest path: a line of prose, then a blank line, is a paragraph of one line
+            # (what _text_block finds: the blank stops it, and no table follows it).
+            block = (ElementKind.TEXT, i, i, 0, "", None)
         else:
             block = _text_block(lines, i)  # fast path: a line of prose opens a paragraph
         yield block
