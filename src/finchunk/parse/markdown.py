@@ -64,8 +64,9 @@ _LONE_CR = re.compile(r"\r(?!\n)")
 
 class _Lines:
     """The lines of a text: ``contents[i]`` is line i without its line ending (and the BOM);
-    ``start(i)`` is where its content starts. Built with C-level loops only (``split``,
-    ``accumulate``, ``compress``): no Python code runs per line."""
+    its content starts at ``prefix[i] + i`` (one more on line 0 after a BOM) and ends
+    ``len(contents[i])`` later. Built with C-level loops only (``split``, ``accumulate``,
+    ``compress``): no Python code runs per line."""
 
     __slots__ = ("scan", "prefix", "contents", "bom", "bars", "_ends_open")
 
@@ -87,17 +88,6 @@ class _Lines:
             contents[0] = contents[0][1:]
         self.contents = contents
         self._ends_open = not scan.endswith("\n")  # the last line has content, no "\n"
-
-    def __len__(self) -> int:
-        return len(self.contents)
-
-    def start(self, i: int) -> int:
-        """Offset of the first character of line i (after the BOM on line 0)."""
-        return self.prefix[i] + i + (1 if i == 0 and self.bom else 0)
-
-    def end(self, i: int) -> int:
-        """Offset after line i's content, before its "\\r\\n" / "\\n"."""
-        return self.start(i) + len(self.contents[i])
 
     def next_stop(self, i: int) -> int:
         """The first line after ``i`` that is blank or may start a block (or ``len``)."""
@@ -442,7 +432,7 @@ def _first_pass(text: str, lines: _Lines) -> _Parsed:
     section: tuple[str, ...] = ()
     prefix, cs, bom = lines.prefix, lines.contents, 1 if lines.bom else 0
     for kind, first, last, level, heading, mark in _blocks(lines):
-        # lines.start(first), lines.end(last), inlined: this runs once per block.
+        # Where the first line's content starts and the last line's ends (see _Lines).
         start = prefix[first] + first + (bom if first == 0 else 0)
         end = prefix[last] + last + (bom if last == 0 else 0) + len(cs[last])
         if text[start].isspace() or text[end - 1].isspace():
