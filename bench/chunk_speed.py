@@ -1,7 +1,39 @@
-"""Parse + chunk speed (MB/s, median of 5) on >= 5 MB of Markdown built from FinanceBench
-PDF text, next to LangChain's RecursiveCharacterTextSplitter in the same process.
+"""Parse + chunk speed (MB/s) on Markdown with real structure, beside Chonkie's
+RecursiveChunker and LangChain's RecursiveCharacterTextSplitter in the same process.
 
-    python bench/chunk_speed.py [--data ../shared/data/financebench] [--mb 5]
+Inputs (``bench/md_inputs.py``), each parsed as one document:
+
+* ``fb``: the first ten FinanceBench 10-K PDFs, rendered as Markdown from finchunk's PDF
+  elements (headings, pipe tables, footnotes), about 4.9 MB;
+* ``edgar``: the ten EDGAR 10-K HTML filings, rendered the same way from the HTML parser's
+  elements, about 2.7 MB;
+* ``pages``: the old input, each PDF page one block under '## Page n' (it flatters the
+  block scanner: few, long blocks).
+
+Every contender runs once per round, the rounds ``--runs`` times, and the median of each is
+reported, so a loaded machine slows all of them alike; times are the process's CPU time
+(``time.process_time``: all contenders are single-threaded), which other work on the
+machine disturbs less than the wall clock. The ratio is finchunk's structure
+chunking, parsing included, over the fastest peer. The doubling check parses the ``fb``
+document and the same text twice over (one document of twice the length): parse time must
+at most double (ratio <= 2.2).
+
+    python bench/chunk_speed.py [--data ../shared/data] [--inputs fb,edgar,pages] [--runs 7]
+
+Measured on a shared 2-core machine (branch md-speed; "before" is main's parser and
+chunker under this bench, run just before; MB/s of structure chunking incl. parsing, the
+fastest peer in the same run, the ratio):
+
+| input | before                           | after                             |
+|-------|----------------------------------|-----------------------------------|
+| fb    | 7.8, LangChain 61.7: 0.13x       | 20.8, LangChain 80.6: 0.26x       |
+| edgar | 6.7, Chonkie 19.3: 0.35x         | 22.1, Chonkie 30.1: 0.73x         |
+| pages | 17.8, LangChain 55.8: 0.32x      | 26.8, LangChain 64.0: 0.42x       |
+
+Parsing alone: fb 10.1 -> 40.4 MB/s, edgar 10.5 -> 48.3 MB/s. Doubling ratio 2.16 ->
+1.70 (it moves by +-0.2 between runs on this machine). The goal (>= the fastest peer) is
+not reached: LangChain's splitter cuts plain strings at C speed, and finchunk builds an
+element per block and a chunk with a digest id per chunk (about 1.5 and 5 us each).
 """
 
 from __future__ import annotations
@@ -10,103 +42,122 @@ import argparse
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from finchunk.chunk import ByTitle, Fixed, Recursive, Structure
 from finchunk.parse.markdown import parse_markdown
+from md_inputs import SHARED, edgar_10k, financebench_10k, pages_markdown
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "financebench"
-
-
-def build_markdown(pdf_dir: Path, target_mb: float) -> str:
-    """Each filing becomes '# name', each page a '## Page n' section with its text."""
-    import pypdfium2 as pdfium
-
-    parts: list[str] = []
-    size = 0
-    for pdf in sorted(pdf_dir.glob("*.pdf")):
-        doc = pdfium.PdfDocument(str(pdf))
-        parts.append(f"# {pdf.stem}\n")
-        for i in range(len(doc)):
-            page = doc[i].get_textpage().get_text_range().replace("\r\n", "\n")
-            block = f"## Page {i + 1}\n\n{page.strip()}\n"
-            parts.append(block)
-            size += len(block.encode("utf-8"))
-        doc.close()
-        if size >= target_mb * 1e6:
-            break
-    return "\n".join(parts)
+SIZE = 800  # characters: Structure's limit and the peers' chunk size
 
 
-def median_mbps(fn: Callable[[], object], nbytes: int, runs: int = 5) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return nbytes / 1e6 / statistics.median(times)
+def build(name: str, data: Path, mb: float) -> str | None:
+    pdfs = data / "financebench" / "pdfs"
+    if name == "fb" and pdfs.is_dir():
+        return "\n\n".join(md for _, md in financebench_10k(pdfs))
+    if name == "edgar" and (data / "edgar").is_dir():
+        return "\n\n".join(md for _, md in edgar_10k(data / "edgar"))
+    if name == "pages" and pdfs.is_dir():
+        return pages_markdown(pdfs, mb)
+    return None
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    ap.add_argument("--mb", type=float, default=5.0)
-    args = ap.parse_args()
-    pdfs = args.data / "pdfs"
-    if not pdfs.is_dir():
-        print(f"no PDFs at {pdfs}: pass --data DIR (FinanceBench folder)", file=sys.stderr)
-        return 2
-    text = build_markdown(pdfs, args.mb)
-    nbytes = len(text.encode("utf-8"))
-    print(f"input: {nbytes / 1e6:.2f} MB of Markdown, {len(text):,} characters")
-    doc = parse_markdown(text, "bench")
-    print(f"elements: {len(doc.elements):,}")
-    rows: list[tuple[str, float]] = []
-    rows.append(
-        ("parse (Markdown → elements)", median_mbps(lambda: parse_markdown(text, "b"), nbytes))
-    )
-    for chunker in (Fixed(500, 50), Recursive(500), Structure(800), ByTitle(2048)):
-        rows.append(
-            (f"{chunker.name} (chunk only)", median_mbps(lambda c=chunker: c.chunk(doc), nbytes))
-        )
-    rows.append(
-        (
-            "structure incl. parsing",
-            median_mbps(lambda: Structure(800).chunk(parse_markdown(text, "b")), nbytes),
-        )
-    )
-    rows.append(
-        (
-            "bytitle incl. parsing",
-            median_mbps(lambda: ByTitle(2048).chunk(parse_markdown(text, "b")), nbytes),
-        )
-    )
+def peers() -> dict[str, Callable[[str], object]]:
+    found: dict[str, Callable[[str], object]] = {}
+    try:
+        from chonkie import RecursiveChunker
+
+        chonkie = RecursiveChunker(chunk_size=SIZE)
+        found[f"Chonkie RecursiveChunker({SIZE})"] = chonkie.chunk
+    except ImportError:
+        print("chonkie not installed: peer skipped", file=sys.stderr)
     try:
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-        splitter = RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=0)
-        rows.append(
-            (
-                "LangChain RecursiveCharacterTextSplitter(500), strings only",
-                median_mbps(lambda: splitter.split_text(text), nbytes),
-            )
-        )
+        plain = RecursiveCharacterTextSplitter(chunk_size=SIZE, chunk_overlap=0)
+        found[f"LangChain RecursiveCharacterTextSplitter({SIZE})"] = plain.split_text
         # With offsets, as finchunk always gives them (LangChain finds them with str.find).
         located = RecursiveCharacterTextSplitter(
-            chunk_size=500, chunk_overlap=0, add_start_index=True
+            chunk_size=SIZE, chunk_overlap=0, add_start_index=True
         )
-        rows.append(
-            (
-                "LangChain RecursiveCharacterTextSplitter(500), with start_index",
-                median_mbps(lambda: located.create_documents([text]), nbytes),
-            )
-        )
+        found["  the same, with start_index"] = lambda t: located.create_documents([t])
     except ImportError:
         print("langchain-text-splitters not installed: peer skipped", file=sys.stderr)
-    width = max(len(n) for n, _ in rows)
-    for name, mbps in rows:
-        print(f"{name:<{width}}  {mbps:7.1f} MB/s")
+    return found
+
+
+def medians(contenders: dict[str, Callable[[], object]], runs: int) -> dict[str, float]:
+    """Median CPU seconds of each contender, run round-robin ``runs`` times."""
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(runs):
+        for name, fn in contenders.items():
+            t0 = time.process_time()
+            fn()
+            times[name].append(time.process_time() - t0)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def contenders(text: str) -> dict[str, Callable[[], object]]:
+    doc = parse_markdown(text, "bench")
+    rows: dict[str, Callable[[], object]] = {
+        "parse (Markdown → elements)": lambda: parse_markdown(text, "b"),
+    }
+    for chunker in (Fixed(500, 50), Recursive(500), Structure(SIZE), ByTitle(2048)):
+        rows[f"{chunker.name} (chunk only)"] = lambda c=chunker: c.chunk(doc)
+    rows[f"structure({SIZE}) incl. parsing"] = lambda: Structure(SIZE).chunk(
+        parse_markdown(text, "b")
+    )
+    rows["bytitle incl. parsing"] = lambda: ByTitle(2048).chunk(parse_markdown(text, "b"))
+    for name, split in peers().items():
+        rows[name] = lambda s=split: s(text)
+    return rows
+
+
+def report(name: str, text: str, runs: int) -> None:
+    nbytes = len(text.encode("utf-8"))
+    kinds = Counter(e.kind.value for e in parse_markdown(text, "bench").elements)
+    print(f"\n[{name}] {nbytes / 1e6:.2f} MB, {len(text):,} characters, elements {dict(kinds)}")
+    secs = medians(contenders(text), runs)
+    width = max(map(len, secs))
+    for row, s in secs.items():
+        print(f"  {row:<{width}}  {nbytes / 1e6 / s:7.1f} MB/s")
+    ours = secs[f"structure({SIZE}) incl. parsing"]
+    peer = {k: v for k, v in secs.items() if k.startswith(("Chonkie", "LangChain"))}
+    if peer:
+        best = min(peer, key=peer.__getitem__)
+        print(
+            f"  finchunk structure incl. parsing / fastest peer ({best}): {peer[best] / ours:.2f}x"
+        )
+
+
+def doubling(text: str, runs: int) -> None:
+    twice = text + "\n\n" + text
+    secs = medians(
+        {"L": lambda: parse_markdown(text, "b"), "2L": lambda: parse_markdown(twice, "b")}, runs
+    )
+    print(
+        f"\ndoubling: parse {len(text):,} chars {secs['L']:.3f} s, {len(twice):,} chars "
+        f"{secs['2L']:.3f} s: ratio {secs['2L'] / secs['L']:.2f} (target <= 2.2)"
+    )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=SHARED)
+    ap.add_argument("--inputs", default="fb,edgar,pages")
+    ap.add_argument("--mb", type=float, default=5.0, help="size of the 'pages' input")
+    ap.add_argument("--runs", type=int, default=7)
+    args = ap.parse_args()
+    built = {n: build(n, args.data, args.mb) for n in args.inputs.split(",")}
+    texts = {n: t for n, t in built.items() if t}
+    if not texts:
+        print(f"no inputs under {args.data}: pass --data DIR (shared data)", file=sys.stderr)
+        return 2
+    for name, text in texts.items():
+        report(name, text, args.runs)
+    doubling(next(iter(texts.values())), args.runs)
     return 0
 
 

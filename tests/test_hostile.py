@@ -54,6 +54,11 @@ ADVERSARIAL: list[tuple[str, Callable[[str], Document], str]] = [
     ("list markers", _MD, "- " * (_MB // 2)),
     ("lone CR lines", _MD, "# T\r" + "word\r" * (_MB // 5)),
     ("superscripts", _MD, "¹" * _MB),
+    # Lines holding "|" inside a paragraph: each one stops the paragraph scan, which must
+    # not read past the next one again (a prose run bounded by the next "|" line).
+    ("pipe lines in a paragraph", _MD, "text\n" + "a | b\n" * (_MB // 6)),
+    ("prose and pipe lines", _MD, "word\nx | y\n" * (_MB // 12)),
+    ("prose then one pipe", _MD, "word\n" * (_MB // 5) + "|"),
     ("unclosed SEC-HEADER", _HTML, "<SEC-DOCUMENT>\n" + "<SEC-HEADER>" * (_MB // 12) + "<TEXT>x"),
     ("blank lines in SGML header", _HTML, _sgml("\n" * _MB)),
     ("spaces in SGML header", _HTML, _sgml("A" + " " * _MB + "\n")),

@@ -47,6 +47,16 @@ class ChunkKind(StrEnum):
     WINDOW = "window"
 
 
+_CHUNK_KINDS = {k: ChunkKind(k.value) for k in ElementKind if k is not ElementKind.FURNITURE}
+
+
+def chunk_kind(kind: ElementKind) -> ChunkKind:
+    """The chunk kind of elements of ``kind`` (a dict lookup: ``ChunkKind(kind.value)``
+    costs a microsecond per element). Furniture has none: ValueError, as from the enum."""
+    found = _CHUNK_KINDS.get(kind)
+    return found if found is not None else ChunkKind(kind.value)
+
+
 @dataclass(frozen=True, slots=True)
 class Element:
     """One block of a document.
@@ -131,10 +141,13 @@ class Outline:
         return self._paths[i] if i >= 0 else ()
 
 
+_blake2b = hashlib.blake2b
+
+
 def chunk_id(doc_id: str, spans: Sequence[Span], header: str) -> str:
     """Deterministic chunk id: the document id and a digest of the spans and header."""
-    key = "|".join([doc_id, *(f"{s}:{e}" for s, e in spans), header])
-    return f"{doc_id}#{hashlib.blake2b(key.encode('utf-8'), digest_size=8).hexdigest()}"
+    key = "|".join([doc_id, *[f"{s}:{e}" for s, e in spans], header])
+    return f"{doc_id}#{_blake2b(key.encode('utf-8'), digest_size=8).hexdigest()}"
 
 
 SPAN_JOINER = "\n\n"
@@ -184,7 +197,10 @@ class Chunk:
     ) -> Chunk:
         """Make a chunk of ``doc`` from spans; the body is always the joined span slices."""
         spans_t = tuple(spans)
-        body = SPAN_JOINER.join(doc.text[s:e] for s, e in spans_t)
+        if len(spans_t) == 1:
+            body = doc.text[spans_t[0][0] : spans_t[0][1]]
+        else:
+            body = SPAN_JOINER.join(doc.text[s:e] for s, e in spans_t)
         pages: tuple[int, ...] = ()
         if doc.pages:
             seen: dict[int, None] = {}

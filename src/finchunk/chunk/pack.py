@@ -7,10 +7,11 @@ exactly the source; attached notes from elsewhere add spans of their own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from finchunk.chunk.base import make_chunk
-from finchunk.model import Chunk, ChunkKind, Document, Element, Span
+from finchunk.model import Chunk, ChunkKind, Document, Element, Span, chunk_kind
 
 
 @dataclass(slots=True)
@@ -38,33 +39,39 @@ class Run:
     def add(self, index: int, element: Element, kind: ChunkKind | None = None) -> None:
         """Pack ``element``; ``kind`` counts it as another kind (a table's lead-in is part
         of a table chunk)."""
-        if not self.spans:
+        spans = self.spans
+        if not spans:
             self.section = element.section
-        self.size += self.cost(index, element)
-        if self.spans and index == self._last_index + 1:
-            self.spans[-1] = (self.spans[-1][0], element.end)
+        # The cost (``cost``) and the span update in one test: this runs per element.
+        if spans and index == self._last_index + 1:
+            self.size += element.end - spans[-1][1]
+            spans[-1] = (spans[-1][0], element.end)
         else:
-            self.spans.append(element.span)
+            self.size += element.end - element.start
+            spans.append((element.start, element.end))
         self._last_index = index
-        self.kinds.add(kind or ChunkKind(element.kind.value))
+        self.kinds.add(kind or chunk_kind(element.kind))
 
     def attach(self, note_index: int, note: Element) -> None:
         if note_index not in self.notes:
             self.notes.append(note_index)
             self.size += len(note)
 
-    def note_cost(self, note_indexes: list[int], elements: tuple[Element, ...]) -> int:
+    def note_cost(self, note_indexes: Sequence[int], elements: tuple[Element, ...]) -> int:
         return sum(len(elements[i]) for i in note_indexes if i not in self.notes)
 
     def flush(self, out: list[Chunk]) -> None:
         if not self.spans:
             return
-        note_spans = [self.doc.elements[i].span for i in sorted(self.notes)]
+        spans = self.spans
+        if self.notes:
+            elements = self.doc.elements
+            spans += [elements[i].span for i in sorted(self.notes)]
         kind = next(iter(self.kinds)) if len(self.kinds) == 1 else ChunkKind.MIXED
         out.append(
             make_chunk(
                 self.doc,
-                [*self.spans, *note_spans],
+                spans,
                 header=self.header,
                 section=self.section,
                 kind=kind,

@@ -9,7 +9,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, count
+from operator import add
 
 from finchunk.chunk.base import BodyText, window_chunks
 from finchunk.errors import InputError
@@ -24,7 +25,8 @@ def _cut(text: str, start: int, end: int, sep: str) -> list[int]:
     if len(parts) == 1:
         return [end]
     n = len(sep)
-    ends = list(accumulate((len(p) + n for p in parts[:-1]), initial=start))[1:]
+    # ends[k] = start + the lengths of pieces 0..k + (k + 1) separators, in C-level loops.
+    ends = list(map(add, accumulate(map(len, parts[:-1])), count(start + n, n)))
     if ends[-1] < end:
         ends.append(end)  # text after the last separator
     return ends

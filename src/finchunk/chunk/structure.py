@@ -25,6 +25,7 @@ table chunks (a whole table, or a row group whose single row and head exceed it)
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from finchunk.chunk.base import make_chunk, trim_span
@@ -33,7 +34,7 @@ from finchunk.chunk.recursive import recursive_ranges
 from finchunk.chunk.source import structure_size
 from finchunk.chunk.tablectx import cites_mark, header_rows_end, row_groups, table_unit_start
 from finchunk.errors import InputError
-from finchunk.model import Chunk, ChunkKind, Document, Element, ElementKind, Span
+from finchunk.model import Chunk, ChunkKind, Document, Element, ElementKind, Span, chunk_kind
 
 _PACKED = frozenset({ElementKind.TEXT, ElementKind.LIST, ElementKind.NOTE})
 
@@ -126,27 +127,29 @@ class _Pass:
         doc, cfg = self.doc, self.cfg
         out: list[Chunk] = []
         run = Run(doc, cfg.header)
+        taken, carried, plan = self.taken, self.carried, self.plan
         for i, e in enumerate(doc.elements):
-            if i in self.taken:
+            kind = e.kind
+            if i in taken:
                 continue
-            if e.kind is ElementKind.HEADING or e.kind is ElementKind.FURNITURE:
+            if kind is ElementKind.HEADING or kind is ElementKind.FURNITURE:
                 run.flush(out)
                 continue
-            if e.kind is ElementKind.NOTE and cfg.index_notes_alone:
+            if kind is ElementKind.NOTE and cfg.index_notes_alone:
                 run.flush(out)
                 self._split_long(e, out)
                 continue
-            if e.kind is ElementKind.NOTE and i in self.carried:
+            if kind is ElementKind.NOTE and i in carried:
                 continue
-            if e.kind is ElementKind.TABLE:
+            if kind is ElementKind.TABLE:
                 run.flush(out)
                 self._emit_table(i, e, out)
                 continue
-            if e.kind not in _PACKED:
+            if kind not in _PACKED:
                 run.flush(out)
                 self._emit_whole(i, e, [], out)
                 continue
-            self._pack(run, i, e, self.plan.get(i, []), out)
+            self._pack(run, i, e, plan.get(i, ()), out)
         run.flush(out)
         return out
 
@@ -191,12 +194,14 @@ class _Pass:
     def _chunk(self, spans: list[Span], section: tuple[str, ...], kind: ChunkKind) -> Chunk:
         return make_chunk(self.doc, spans, header=self.cfg.header, section=section, kind=kind)
 
-    def _pack(self, run: Run, i: int, e: Element, notes: list[int], out: list[Chunk]) -> None:
-        if len(e) > self.size:
+    def _pack(self, run: Run, i: int, e: Element, notes: Sequence[int], out: list[Chunk]) -> None:
+        if e.end - e.start > self.size:
             run.flush(out)
             self._split_long(e, out)
             return
-        cost = run.cost(i, e) + run.note_cost(notes, self.doc.elements)
+        cost = run.cost(i, e)
+        if notes:
+            cost += run.note_cost(notes, self.doc.elements)
         opens = e.kind is ElementKind.NOTE  # a note is a topic of its own, like a sub-heading
         if not run.empty() and (opens or run.section != e.section or run.size + cost > self.size):
             run.flush(out)
@@ -210,7 +215,7 @@ class _Pass:
         for s, t in recursive_ranges(text, e.start, e.end, self.size):
             s, t = trim_span(text, s, t)
             if t > s:
-                out.append(self._chunk([(s, t)], e.section, ChunkKind(e.kind.value)))
+                out.append(self._chunk([(s, t)], e.section, chunk_kind(e.kind)))
 
 
 def _note_homes(doc: Document, notes: list[int], groups: list[Span]) -> dict[int, set[int]]:

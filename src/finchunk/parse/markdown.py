@@ -13,9 +13,11 @@ span indexes the original string.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import accumulate, compress, count, repeat
+from operator import contains
 from pathlib import Path
 from typing import Any
 
@@ -36,89 +38,86 @@ _NOTES_SECTION = re.compile(r"\bnot(?:as?|es?)\b", re.IGNORECASE)
 
 # Citations inside a block.
 _SUP_CITE = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_DIGIT_TO_SUP = str.maketrans("0123456789", SUPERSCRIPT_DIGITS)
 _UNIT_BEFORE = re.compile(r"(?:^|[^A-Za-z])(?:m|km|cm|mm|dm|ft|in|mi|yd|ha|μm|µm)$")
 # The label excludes "[" so that a run of unclosed "[^" is scanned once, not once per "[^".
 _FOOTNOTE_REF = re.compile(r"\[\^([^\[\]\s]+)\](?!:)")
 _NOTE_REF = re.compile(r"\b(?:[Nn]otas?|[Nn]otes?|NOTAS?|NOTES?)\s+(\d{1,3})\b")
 
 
-@dataclass(slots=True)
-class _Line:
-    start: int  # offset of the first character of the line
-    end: int  # offset after the line's content, before "\r\n" / "\n"
-    content: str  # the line without its line ending
+# Lines that may end a paragraph: blank lines, lines that may start a block and lines that
+# hold a "|". A paragraph scan skips every other line (plain prose continuation): one match
+# of ``_PROSE_RUN`` runs over whole lines, none blank by this test, none opening with a block
+# starter, and it ends where the next line holding a "|" starts (those lines are listed
+# once, ``_BAR_LINE``). Possessive, so each line is read once.
+_PROSE_RUN = re.compile(
+    r"(?:(?![ \t\r\f\v]*+(?:\n|\Z))(?! {0,3}[#`~*+\-\[0-9⁰¹²³⁴⁵⁶⁷⁸⁹])[^\n]*+(?:\n|\Z))*+"
+)
 
-    @property
-    def blank(self) -> bool:
-        return not self.content.strip()
+_BAR_LINE = re.compile(r"\|[^\n]*+")
 
-
-# Lines that may end a paragraph: blank lines and lines that may start a block. Only these
-# are visited when scanning paragraphs; every other line is plain prose continuation. The
-# pattern starts with a literal newline so the regex engine can skip ahead quickly.
-_STOP_LINE = re.compile(r"\n(?:[ \t\r\f\v]*(?=\n|\Z)| {0,3}[#`~*+\-\[0-9⁰¹²³⁴⁵⁶⁷⁸⁹]|[^\n]*\|)")
-
+#: What ``_PROSE_RUN`` counts as blank (a line of only these is a stop).
+_STOP_BLANK = " \t\r\f\v"
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
 class _Lines:
-    """The lines of a text, made on demand; ``next_stop`` skips plain prose lines."""
+    """The lines of a text: ``contents[i]`` is line i without its line ending (and the BOM);
+    its content starts at ``prefix[i] + i`` (one more on line 0 after a BOM) and ends
+    ``len(contents[i])`` later. Built with C-level loops only (``split``, ``accumulate``,
+    ``compress``): no Python code runs per line."""
 
-    __slots__ = ("text", "starts", "stops", "_bom", "_n")
+    __slots__ = ("scan", "prefix", "contents", "bom", "bars", "_ends_open")
 
     def __init__(self, text: str) -> None:
-        self.text = text
         # A lone "\r" ends a line too (old Mac files): the scan runs over a copy with each
         # one made "\n", the same length, so offsets stay those of ``text``.
+        scan = _LONE_CR.sub("\n", text) if "\r" in text else text
+        self.scan = scan
+        contents = scan.split("\n")
+        # Line i starts at prefix[i] + i: the lengths of the lines before it, and a "\n"
+        # after each.
+        self.prefix = list(accumulate(map(len, contents[:-1]), initial=0))
+        # The lines holding a "|", in order.
+        self.bars = list(compress(count(), map(contains, contents, repeat("|"))))
         if "\r" in text:
-            text = _LONE_CR.sub("\n", text)
-        starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos >= 0:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self.starts = starts
-        self._n = len(starts)
-        self._bom = text.startswith("\ufeff")
-        # Line 0 is always a stop (it has no newline before it, and a BOM may hide it).
-        self.stops = [0] + [bisect_left(starts, m.start() + 1) for m in _STOP_LINE.finditer(text)]
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, i: int) -> _Line:
-        text = self.text
-        start = self.starts[i] + (1 if i == 0 and self._bom else 0)
-        stop = self.starts[i + 1] - 1 if i + 1 < self._n else len(text)
-        end = stop - 1 if stop > start and text[stop - 1] == "\r" else stop
-        return _Line(start, end, text[start:end])
+            contents = [c[:-1] if c[-1:] == "\r" else c for c in contents]
+        self.bom = text.startswith("\ufeff")
+        if self.bom:
+            contents[0] = contents[0][1:]
+        self.contents = contents
+        self._ends_open = not scan.endswith("\n")  # the last line has content, no "\n"
 
     def next_stop(self, i: int) -> int:
         """The first line after ``i`` that is blank or may start a block (or ``len``)."""
-        k = bisect_right(self.stops, i)
-        return self.stops[k] if k < len(self.stops) else self._n
+        n = len(self.contents)
+        if i + 1 >= n:
+            return n
+        if not self.contents[i + 1].strip(_STOP_BLANK):
+            return i + 1  # a blank line: no run of prose to skip
+        scan, prefix = self.scan, self.prefix
+        k = bisect_right(self.bars, i)
+        limit = prefix[self.bars[k]] + self.bars[k] if k < len(self.bars) else len(scan)
+        start = prefix[i + 1] + i + 1
+        run = _PROSE_RUN.match(scan, start, limit)
+        end = run.end() if run else start
+        # The run stops at the start of a stop line, at ``limit`` (a line holding "|"), or
+        # at the end of the text, after a last line that has no "\n" (then: ``len``).
+        if end == len(scan) and self._ends_open:
+            return n
+        return i + 1 + scan.count("\n", start, end)
 
 
-@dataclass(slots=True)
-class _Block:
-    kind: ElementKind
-    first: int  # index of first line
-    last: int  # index of last line (inclusive)
-    level: int = 0
-    heading: str = ""
-    mark: str | None = None
+# A block: (kind, first line, last line (inclusive), heading level, heading text, note mark).
+_Block = tuple[ElementKind, int, int, int, str, str | None]
 
 
-def _is_table_start(lines: _Lines, i: int) -> bool:
-    return (
-        "|" in lines[i].content
-        and i + 1 < len(lines)
-        and "|" in lines[i + 1].content
-        and "-" in lines[i + 1].content
-        and _DELIM_ROW.match(lines[i + 1].content) is not None
-    )
+def _is_table_start(cs: list[str], i: int) -> bool:
+    if "|" not in cs[i] or i + 1 >= len(cs):
+        return False
+    delim = cs[i + 1]
+    return "|" in delim and "-" in delim and _DELIM_ROW.match(delim) is not None
 
 
 _INTERRUPTING_ITEM = re.compile(r" {0,3}(?:[-*+]|1[.)])[ \t]+\S")
@@ -133,11 +132,10 @@ def _list_interrupts_paragraph(content: str) -> bool:
 _STARTERS = frozenset("#`~-*+[0123456789" + SUPERSCRIPT_DIGITS)
 
 
-def _starts_block(lines: _Lines, i: int) -> bool:
+def _starts_block(cs: list[str], i: int) -> bool:
     """Whether line i interrupts a paragraph (starts a block of its own)."""
-    c = lines[i].content
-    first = c.lstrip(" ")[:1]
-    if first not in _STARTERS and "|" not in c:
+    c = cs[i]
+    if c.lstrip(" ")[:1] not in _STARTERS and "|" not in c:
         return False  # fast path: most prose lines start with a letter
     return bool(
         _ATX.match(c)
@@ -145,39 +143,40 @@ def _starts_block(lines: _Lines, i: int) -> bool:
         or _list_interrupts_paragraph(c)
         or _SUP_NOTE.match(c)
         or _FOOTNOTE_DEF.match(c)
-        or _is_table_start(lines, i)
+        or _is_table_start(cs, i)
     )
 
 
 _CAPTION_MAX = 100
 
 
-def _is_caption_of_table(lines: _Lines, i: int) -> bool:
+def _is_caption_of_table(cs: list[str], i: int) -> bool:
     return (
-        i + 1 < len(lines)
-        and len(lines[i].content.strip()) <= _CAPTION_MAX
-        and "|" not in lines[i].content
-        and _is_table_start(lines, i + 1)
+        i + 1 < len(cs)
+        and "|" in cs[i + 1]  # cheapest first: most paragraphs are followed by a blank
+        and "|" not in cs[i]
+        and len(cs[i].strip()) <= _CAPTION_MAX
+        and _is_table_start(cs, i + 1)
     )
 
 
-def _scan_fence(lines: _Lines, i: int) -> int:
-    fence = _FENCE.match(lines[i].content)
+def _scan_fence(cs: list[str], i: int) -> int:
+    fence = _FENCE.match(cs[i])
     if fence is None:
         return i
     marker = fence.group(1)
-    j = i + 1
-    while j < len(lines):
-        stripped = lines[j].content.strip()
-        if stripped.startswith(marker[0] * len(marker)) and not stripped.strip(marker[0]):
+    run = marker[0] * len(marker)
+    for j in range(i + 1, len(cs)):
+        stripped = cs[j].strip()
+        if stripped.startswith(run) and not stripped.strip(marker[0]):
             return j
-        j += 1
-    return len(lines) - 1
+    return len(cs) - 1
 
 
-def _scan_table(lines: _Lines, i: int) -> int:
-    j = i + 2
-    while j < len(lines) and not lines[j].blank and "|" in lines[j].content:
+def _scan_table(cs: list[str], i: int) -> int:
+    j, n = i + 2, len(cs)
+    # A line holding "|" is never blank.
+    while j < n and "|" in cs[j]:
         j += 1
     return j - 1
 
@@ -188,33 +187,38 @@ def _marker_type(content: str) -> str:
     return s[0] if s[0] in "-*+" else s[len(s) - len(s.lstrip("0123456789"))]
 
 
-def _scan_list(lines: _Lines, i: int) -> int:
-    last = i
-    j = i + 1
-    marker = _marker_type(lines[i].content)
-    first = _LIST_ITEM.match(lines[i].content)
-    has_text = first is None or bool(lines[i].content[first.end() :].strip())
-    while j < len(lines):
-        line = lines[j]
-        top_level_item = _LIST_ITEM.match(line.content) and not line.content.startswith("  ")
-        if top_level_item and _marker_type(line.content) != marker:
+def _loose_list_resumes(cs: list[str], j: int) -> int | None:
+    """After the blank line j inside a list: the line where the list resumes (an item or
+    indented text after the blank lines), None where it ends."""
+    k, n = j, len(cs)
+    while k < n and not cs[k].strip():
+        k += 1
+    if k < n and (_LIST_ITEM.match(cs[k]) or cs[k][:1] in (" ", "\t")):
+        return k
+    return None
+
+
+def _scan_list(cs: list[str], i: int) -> int:
+    last, j, n = i, i + 1, len(cs)
+    marker = _marker_type(cs[i])
+    first = _LIST_ITEM.match(cs[i])
+    has_text = first is None or bool(cs[i][first.end() :].strip())
+    while j < n:
+        c = cs[j]
+        item = _LIST_ITEM.match(c)
+        if item and not c.startswith("  ") and _marker_type(c) != marker:
             break  # a different bullet or numbering style starts a new list
-        if line.blank:
+        if not c.strip():
             # A blank line continues a loose list only if an item or indented text follows.
-            k = j
-            while k < len(lines) and lines[k].blank:
-                k += 1
-            if k < len(lines) and (
-                _LIST_ITEM.match(lines[k].content) or lines[k].content[:1] in (" ", "\t")
-            ):
-                j = k
-                continue
-            break
-        item = _LIST_ITEM.match(line.content)
-        if item or line.content.startswith((" ", "\t")):
+            k = _loose_list_resumes(cs, j)
+            if k is None:
+                break
+            j = k
+            continue
+        if item or c.startswith((" ", "\t")):
             last = j
-            has_text = not item or bool(line.content[item.end() :].strip())
-        elif _starts_block(lines, j) or not has_text:
+            has_text = not item or bool(c[item.end() :].strip())
+        elif _starts_block(cs, j) or not has_text:
             break  # a new block, or text after an empty item (no paragraph to continue)
         else:
             last = j  # lazy continuation of the item's paragraph
@@ -223,12 +227,13 @@ def _scan_list(lines: _Lines, i: int) -> int:
 
 
 def _scan_paragraph(lines: _Lines, i: int) -> int:
+    cs, n = lines.contents, len(lines.contents)
     j = lines.next_stop(i)
-    while j < len(lines):
-        if lines[j].blank or _starts_block(lines, j):
+    while j < n:
+        if not cs[j].strip() or _starts_block(cs, j):
             return j - 1
         j = lines.next_stop(j)
-    return len(lines) - 1
+    return n - 1
 
 
 def _heading_text(content: str, hashes: int) -> str:
@@ -247,50 +252,62 @@ def _heading_text(content: str, hashes: int) -> str:
 HEADING_MAX_CHARS = 200
 
 
+def _atx_block(c: str, i: int, m: re.Match[str]) -> _Block:
+    hashes = len(m.group(1))
+    heading = _heading_text(c, c.index("#") + hashes)
+    # A "heading" longer than any title (a cover block, a paragraph marked up by
+    # mistake) is text: it must lie in a chunk, not only in a section path.
+    if len(heading) <= HEADING_MAX_CHARS:
+        return (ElementKind.HEADING, i, i, hashes, heading, None)
+    return (ElementKind.TEXT, i, i, 0, "", None)
+
+
+def _text_block(lines: _Lines, i: int) -> _Block:
+    j = _scan_paragraph(lines, i)
+    if j == i and _is_caption_of_table(lines.contents, i):
+        # A one-line units/caption row glued to a table ("Millones de euros") is
+        # part of the table: it says how to read the numbers.
+        return (ElementKind.TABLE, i, _scan_table(lines.contents, i + 1), 0, "", None)
+    return (ElementKind.TEXT, i, j, 0, "", None)
+
+
+def _starter_block(lines: _Lines, i: int) -> _Block:
+    """The block at line i, which opens with a block starter or holds a "|"."""
+    cs = lines.contents
+    c = cs[i]
+    if m := _ATX.match(c):
+        return _atx_block(c, i, m)
+    if _FENCE.match(c):
+        return (ElementKind.TEXT, i, _scan_fence(cs, i), 0, "", None)
+    if _is_table_start(cs, i):
+        return (ElementKind.TABLE, i, _scan_table(cs, i), 0, "", None)
+    if m := _SUP_NOTE.match(c):
+        return (ElementKind.NOTE, i, _scan_paragraph(lines, i), 0, "", sup_mark(m.group(1)))
+    if m := _FOOTNOTE_DEF.match(c):
+        return (ElementKind.NOTE, i, _scan_paragraph(lines, i), 0, "", "^" + m.group(1))
+    if _LIST_ITEM.match(c):
+        return (ElementKind.LIST, i, _scan_list(cs, i), 0, "", None)
+    return _text_block(lines, i)
+
+
 def _blocks(lines: _Lines) -> Iterator[_Block]:
-    i, n = 0, len(lines)
+    cs = lines.contents
+    i, n = 0, len(cs)
     while i < n:
-        line = lines[i]
-        c = line.content
-        if line.blank:
+        c = cs[i]
+        if not c.strip():
             i += 1
             continue
-        if m := _ATX.match(c):
-            hashes = len(m.group(1))
-            heading = _heading_text(c, c.index("#") + hashes)
-            # A "heading" longer than any title (a cover block, a paragraph marked up by
-            # mistake) is text: it must lie in a chunk, not only in a section path.
-            if len(heading) <= HEADING_MAX_CHARS:
-                yield _Block(ElementKind.HEADING, i, i, hashes, heading)
-            else:
-                yield _Block(ElementKind.TEXT, i, i)
-            i += 1
-            continue
-        if _FENCE.match(c):
-            j = _scan_fence(lines, i)
-            yield _Block(ElementKind.TEXT, i, j)
-        elif _is_table_start(lines, i):
-            j = _scan_table(lines, i)
-            yield _Block(ElementKind.TABLE, i, j)
-        elif m := _SUP_NOTE.match(c):
-            j = _scan_paragraph(lines, i)
-            yield _Block(ElementKind.NOTE, i, j, mark=sup_mark(m.group(1)))
-        elif m := _FOOTNOTE_DEF.match(c):
-            j = _scan_paragraph(lines, i)
-            yield _Block(ElementKind.NOTE, i, j, mark="^" + m.group(1))
-        elif _LIST_ITEM.match(c):
-            j = _scan_list(lines, i)
-            yield _Block(ElementKind.LIST, i, j)
+        if c.lstrip(" ")[:1] in _STARTERS or "|" in c:
+            block = _starter_block(lines, i)
+        elif i + 1 < n and not cs[i + 1].strip(_STOP_BLANK):
+            # Fastest path: a line of prose, then a blank line, is a paragraph of one line
+            # (what _text_block finds: the blank stops it, and no table follows it).
+            block = (ElementKind.TEXT, i, i, 0, "", None)
         else:
-            j = _scan_paragraph(lines, i)
-            if j == i and _is_caption_of_table(lines, i):
-                # A one-line units/caption row glued to a table ("Millones de euros") is
-                # part of the table: it says how to read the numbers.
-                j = _scan_table(lines, i + 1)
-                yield _Block(ElementKind.TABLE, i, j)
-            else:
-                yield _Block(ElementKind.TEXT, i, j)
-        i = j + 1
+            block = _text_block(lines, i)  # fast path: a line of prose opens a paragraph
+        yield block
+        i = block[2] + 1
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
@@ -351,6 +368,110 @@ def _is_unit_exponent(body: str, m: re.Match[str]) -> bool:
     return _UNIT_BEFORE.search(body, max(0, m.start() - 4), m.start()) is not None
 
 
+def _find_all(text: str, needles: Iterable[str]) -> list[int]:
+    """Every offset where one of ``needles`` occurs (``str.find``: no regex over the text)."""
+    found: list[int] = []
+    for needle in needles:
+        find = text.find
+        p = find(needle)
+        while p >= 0:
+            found.append(p)
+            p = find(needle, p + 1)
+    return found
+
+
+def _cite_starts(text: str, defined: _Defined) -> list[int]:
+    """Offsets, sorted, such that every citation ``_cites`` finds in a block starts at one
+    of them (a block is bounded by whitespace, which no citation starts with); so the
+    whole text is searched once, with ``str.find``, and only the blocks holding one are
+    read again.
+
+    A superscript run names a defined mark only if it is made of the digits of defined
+    marks; a "Note N" reference is kept where ``_NOTE_REF`` matches at its first letter.
+    """
+    found: list[int] = []
+    if defined.sup:
+        digits = {d for m in defined.marks if m[:1].isdigit() for d in m}
+        found += _find_all(text, "".join(sorted(digits)).translate(_DIGIT_TO_SUP))
+    if defined.footnote:
+        found += _find_all(text, ["[^"])
+    if defined.nota:
+        match = _NOTE_REF.match
+        found += [p for p in _find_all(text, ["Not", "not", "NOT"]) if match(text, p)]
+    found.sort()
+    return found
+
+
+def _citing(starts: list[int], ends: list[int], candidates: list[int]) -> set[int]:
+    """Indexes of the spans (sorted, disjoint ``starts``/``ends``) holding a candidate."""
+    hit: set[int] = set()
+    for p in candidates:
+        k = bisect_right(starts, p) - 1
+        if k >= 0 and p < ends[k]:
+            hit.add(k)
+    return hit
+
+
+@dataclass(slots=True)
+class _Parsed:
+    """The first pass's result: elements without citations, in order, their spans apart
+    (for the citation search), and the first heading's text."""
+
+    elements: list[Element]
+    starts: list[int]
+    ends: list[int]
+    first_heading: str | None = None
+
+
+def _first_pass(text: str, lines: _Lines) -> _Parsed:
+    """Each non-empty block as an element (no citations yet) with its trimmed span and
+    section path (notes in a notes section found by their "Nota N." opening). Only the
+    elements outlive a block: the scan keeps no per-block tuples."""
+    out = _Parsed([], [], [])
+    stack: list[tuple[int, str]] = []
+    section: tuple[str, ...] = ()
+    prefix, cs, bom = lines.prefix, lines.contents, 1 if lines.bom else 0
+    for kind, first, last, level, heading, mark in _blocks(lines):
+        # Where the first line's content starts and the last line's ends (see _Lines).
+        start = prefix[first] + first + (bom if first == 0 else 0)
+        end = prefix[last] + last + (bom if last == 0 else 0) + len(cs[last])
+        if text[start].isspace() or text[end - 1].isspace():
+            start, end = _trimmed(text, start, end)
+        if start >= end:
+            continue
+        if kind is ElementKind.HEADING:
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, heading))
+            section = tuple(h for _, h in stack)
+            if out.first_heading is None:
+                out.first_heading = heading
+        elif kind is ElementKind.TEXT and mark is None and text[start] == "N":
+            m = _NOTE_PARA.match(text, start)
+            if m and any(_NOTES_SECTION.search(h) for h in section):
+                kind, mark = ElementKind.NOTE, _note_ref_mark(m.group(1))
+        # Positional: Element(kind, start, end, level, section, cites, mark), a fifth
+        # faster than by keyword.
+        out.elements.append(Element(kind, start, end, level, section, (), mark))
+        out.starts.append(start)
+        out.ends.append(end)
+    return out
+
+
+def _with_cites(text: str, parsed: _Parsed) -> tuple[Element, ...]:
+    """The elements, each that cites a note the document defines given its ``cites``."""
+    elements = parsed.elements
+    defined = _Defined.of({e.mark for e in elements if e.mark is not None})
+    for k in sorted(_citing(parsed.starts, parsed.ends, _cite_starts(text, defined))):
+        e = elements[k]
+        if e.kind is ElementKind.HEADING:
+            continue
+        cites = _cites(text[e.start : e.end], defined, e.mark)
+        if cites:
+            elements[k] = Element(e.kind, e.start, e.end, e.level, e.section, cites, e.mark)
+    return tuple(elements)
+
+
 def parse_markdown(
     text: str,
     doc_id: str,
@@ -363,44 +484,15 @@ def parse_markdown(
 
     ``title`` defaults to the first heading's text, then to ``doc_id``.
     """
-    lines = _Lines(text)
-    raw: list[tuple[_Block, int, int, tuple[str, ...]]] = []
-    stack: list[tuple[int, str]] = []
-    for block in _blocks(lines):
-        start, end = _trimmed(text, lines[block.first].start, lines[block.last].end)
-        if start >= end:
-            continue
-        if block.kind is ElementKind.HEADING:
-            while stack and stack[-1][0] >= block.level:
-                stack.pop()
-            stack.append((block.level, block.heading))
-        section = tuple(h for _, h in stack)
-        if block.kind is ElementKind.TEXT and block.mark is None:
-            m = _NOTE_PARA.match(text, start)
-            if m and any(_NOTES_SECTION.search(h) for h in section):
-                block.kind, block.mark = ElementKind.NOTE, _note_ref_mark(m.group(1))
-        raw.append((block, start, end, section))
-    defined = _Defined.of({b.mark for b, *_ in raw if b.mark is not None})
-    elements = tuple(
-        Element(
-            kind=b.kind,
-            start=s,
-            end=e,
-            level=b.level,
-            section=sec,
-            cites=() if b.kind is ElementKind.HEADING else _cites(text[s:e], defined, b.mark),
-            mark=b.mark,
-        )
-        for b, s, e, sec in raw
-    )
+    parsed = _first_pass(text, _Lines(text))
     if title is None:
-        title = next((b.heading for b, *_ in raw if b.kind is ElementKind.HEADING), "") or doc_id
+        title = parsed.first_heading or doc_id
     return Document(
         id=doc_id,
         text=text,
         title=title,
         metadata=dict(metadata or {}),
-        elements=elements,
+        elements=_with_cites(text, parsed),
         source=source,
     )
 
