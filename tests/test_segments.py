@@ -162,8 +162,10 @@ def test_reindex_trusts_settled_stats_and_hashes_recent_files(
     recent = folder / "d1.md"
     recent.write_text("# D1\n\ningresos 9 gastos\n", encoding="utf-8")  # same size, new mtime
     reads: list[str] = []
-    real = build_module.read_bytes
-    monkeypatch.setattr(build_module, "read_bytes", lambda p: reads.append(str(p)) or real(p))
+    import finchunk.retrieve.sources as sources_module
+
+    real = sources_module.read_bytes
+    monkeypatch.setattr(sources_module, "read_bytes", lambda p: reads.append(str(p)) or real(p))
     report = build_index(file_sources([folder]), tmp_path / "idx")
     assert report.updated == ["d1"] and report.unchanged == ["d0", "d2"]
     assert reads == [str(recent)]  # the settled files were not read

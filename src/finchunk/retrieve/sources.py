@@ -1,0 +1,167 @@
+"""What an index is built from: :class:`Source` records (an id, where it comes from, a
+content hash computed only when needed, a loader, and a file's stat) for files and folders
+(:func:`file_sources`: one ``scandir`` per folder, sidecar ``NAME.meta.json`` metadata) or
+for documents already in memory (:func:`document_sources`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from finchunk.errors import InputError, ParseError
+from finchunk.files import DuplicateKeyError, read_bytes, unique_keys
+from finchunk.model import Document
+from finchunk.parse import SUPPORTED_SUFFIXES, load
+
+META_SUFFIX = ".meta.json"
+
+
+@dataclass(frozen=True)
+class Source:
+    """One document to index: an id, where it comes from, a content hash and a loader.
+
+    ``digest`` is the hash or what computes it (files are read for it only when their
+    ``stat`` — sizes and modification times of the file and its sidecar — differs from
+    the one the index recorded)."""
+
+    doc_id: str
+    source: str
+    digest: str | Callable[[], str]
+    loader: Callable[[], Document]
+    stat: tuple[int, ...] | None = None
+
+    @property
+    def sha256(self) -> str:
+        if callable(self.digest):
+            object.__setattr__(self, "digest", self.digest())
+        return str(self.digest)
+
+
+#: A file modified this close to a build (ns) may change again within its clock tick: its
+#: stat is not recorded, so the next build hashes it (git's "racy" rule).
+RACY_NS = 2_000_000_000
+
+
+def _stat_key(*paths: Path) -> tuple[int, ...]:
+    out: list[int] = []
+    for p in paths:
+        st = p.stat() if p.is_file() else None
+        out += [st.st_size, st.st_mtime_ns] if st else [-1, -1]
+    return tuple(out)
+
+
+def _sha256(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(hashlib.sha256(p).digest())
+    return h.hexdigest()
+
+
+def _sidecar_metadata(path: Path) -> tuple[dict[str, Any], bytes]:
+    """Metadata from ``NAME.meta.json`` beside ``NAME.md`` (issuer, year, doc_type …)."""
+    side = path.with_name(path.stem + META_SUFFIX)
+    if not side.is_file():
+        return {}, b""
+    raw = read_bytes(side)
+    try:
+        meta = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        raise ParseError(str(side), f"key {exc.args[0]!r} is given twice") from exc
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ParseError(str(side), f"not a JSON object of metadata: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise ParseError(str(side), "metadata must be a JSON object")
+    return meta, raw
+
+
+def _file_source(doc_id: str, name: str, stat: tuple[int, ...]) -> Source:
+    """A file's source; the file and its sidecar are read only when hashed or loaded (a
+    bad sidecar is then said, naming it). No path object is made until then: a folder
+    of 10k unchanged files is listed, not read."""
+
+    def loader() -> Document:
+        path = Path(name)
+        meta = _sidecar_metadata(path)[0]
+        doc = load(path, doc_id)
+        if not meta:
+            return doc
+        merged = {**doc.metadata, **meta}
+        return Document(doc.id, doc.text, doc.title, merged, doc.elements, doc.pages, doc.source)
+
+    def digest() -> str:
+        path = Path(name)
+        return _sha256(read_bytes(path), _sidecar_metadata(path)[1])
+
+    return Source(doc_id, name, digest, loader, stat)
+
+
+def _entry_stat(entry: os.DirEntry[str] | None) -> tuple[int, int]:
+    if entry is None or not entry.is_file():
+        return -1, -1
+    st = entry.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def _folder_files(root: Path) -> list[tuple[str, str, tuple[int, ...]]]:
+    """Supported files under ``root`` (recursively, in path order): id (relative path
+    without suffix), path, and the stat key of the file and its sidecar. One ``scandir``
+    per folder: no per-file path objects or repeated stats (a folder of 10k documents is
+    listed in about 0.2 s, most of it the 20k stat calls)."""
+    found: list[tuple[tuple[str, ...], str, str, tuple[int, ...]]] = []
+    stack: list[tuple[str, ...]] = [()]
+    while stack:
+        rel = stack.pop()
+        with os.scandir(root.joinpath(*rel)) as it:
+            entries = {e.name: e for e in it}
+        prefix = "/".join(rel) + "/" if rel else ""
+        for name, e in entries.items():
+            stem, dot, ext = name.rpartition(".")  # (os.path.splitext, at a third of the cost)
+            hidden = name.startswith(".")
+            if dot and not hidden and f".{ext.lower()}" in SUPPORTED_SUFFIXES and e.is_file():
+                st = e.stat()
+                side = _entry_stat(entries.get(stem + META_SUFFIX))
+                key = (st.st_size, st.st_mtime_ns, *side)
+                found.append(((*rel, name), prefix + stem, e.path, key))
+            elif e.is_dir():
+                stack.append((*rel, name))
+    found.sort(key=lambda f: f[0])
+    return [(doc_id, path, key) for _, doc_id, path, key in found]
+
+
+def _sources_of(p: Path) -> list[tuple[str, str, tuple[int, ...]]]:
+    if p.is_dir():
+        return _folder_files(p)
+    if p.is_file():
+        return [(p.stem, str(p), _stat_key(p, p.with_name(p.stem + META_SUFFIX)))]
+    raise InputError(f"{p}: no such file or directory")
+
+
+def file_sources(paths: Iterable[str | Path]) -> list[Source]:
+    """Sources for files and directories (searched recursively for supported files).
+
+    A file's id is its stem; a file found under a directory gets its path relative to that
+    directory, without the suffix (``reports/2024/acme``). Ids must be unique.
+    """
+    found: dict[str, tuple[str, tuple[int, ...]]] = {}
+    for raw in paths:
+        for doc_id, f, key in _sources_of(Path(raw)):
+            if doc_id in found and found[doc_id][0] != f:
+                raise InputError(f"{f}: document id {doc_id!r} is also used by {found[doc_id][0]}")
+            found[doc_id] = (f, key)
+    if not found:
+        raise InputError("no supported documents found in " + ", ".join(map(str, paths)))
+    return [_file_source(i, f, key) for i, (f, key) in found.items()]
+
+
+def document_sources(docs: Sequence[Document]) -> list[Source]:
+    """Sources for documents already in memory (e.g. a lesson-schema documents table)."""
+    out = []
+    for d in docs:
+        meta = json.dumps(dict(d.metadata), sort_keys=True, default=str).encode()
+        out.append(Source(d.id, d.source or d.id, _sha256(d.text.encode(), meta), lambda d=d: d))
+    return out
