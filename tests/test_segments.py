@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -144,20 +145,25 @@ def test_changed_bm25_pipeline_rewrites_the_postings(tmp_path: Path) -> None:
     _same_search(inc, Index.open(tmp_path / "fresh"))
 
 
-def test_reindex_trusts_settled_stats_and_hashes_recent_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import os
+OLD_MTIME = 1_600_000_000  # long settled
 
-    from finchunk.retrieve.build import file_sources
 
-    folder = tmp_path / "docs"
+def _settled_folder(folder: Path) -> Path:
+    """Three Markdown files last modified long ago."""
     folder.mkdir()
-    old = 1_600_000_000
     for i in range(3):
         f = folder / f"d{i}.md"
         f.write_text(f"# D{i}\n\ningresos {i} gastos\n", encoding="utf-8")
-        os.utime(f, (old, old))
+        os.utime(f, (OLD_MTIME, OLD_MTIME))
+    return folder
+
+
+def test_reindex_trusts_settled_stats_and_hashes_recent_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from finchunk.retrieve.build import file_sources
+
+    folder = _settled_folder(tmp_path / "docs")
     build_index(file_sources([folder]), tmp_path / "idx")
     recent = folder / "d1.md"
     recent.write_text("# D1\n\ningresos 9 gastos\n", encoding="utf-8")  # same size, new mtime
@@ -177,18 +183,10 @@ def test_reindex_trusts_settled_stats_and_hashes_recent_files(
 def test_settled_unchanged_folder_is_answered_from_the_manifest_header(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import os
-
     import finchunk.retrieve.store as store_module
     from finchunk.retrieve.build import file_sources
 
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    old = 1_600_000_000
-    for i in range(3):
-        f = folder / f"d{i}.md"
-        f.write_text(f"# D{i}\n\ningresos {i} gastos\n", encoding="utf-8")
-        os.utime(f, (old, old))
+    folder = _settled_folder(tmp_path / "docs")
     first = build_index(file_sources([folder]), tmp_path / "idx")
 
     def no_documents(gen: Path) -> list:
@@ -198,7 +196,7 @@ def test_settled_unchanged_folder_is_answered_from_the_manifest_header(
     same = build_index(file_sources([folder]), tmp_path / "idx")
     assert same.unchanged == ["d0", "d1", "d2"] and same.chunks == first.chunks
     monkeypatch.undo()
-    os.utime(folder / "d1.md", (old + 1, old + 1))  # touched: the full path decides
+    os.utime(folder / "d1.md", (OLD_MTIME + 1, OLD_MTIME + 1))  # touched: the full path decides
     touched = build_index(file_sources([folder]), tmp_path / "idx")
     assert touched.unchanged == ["d0", "d1", "d2"] and not touched.updated
     other = build_index(file_sources([folder]), tmp_path / "idx", IndexConfig(header=False))

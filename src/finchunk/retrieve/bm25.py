@@ -41,8 +41,8 @@ from finchunk.retrieve.postings import Segment, SegmentWriter
 from finchunk.retrieve.text import LESSON_TEXT, TextPipeline
 
 _MISSING = object()
-#: A term's postings in MaxScore: documents, and frequencies or weights (cached terms).
-_Decoded = tuple[np.ndarray, np.ndarray | None, np.ndarray | None]
+#: A term's postings: positions (ascending for one live segment) and their weights.
+_Weighed = tuple[np.ndarray, np.ndarray]
 #: Upper bounds are inflated this much: float32 rounding never lets a weight pass them.
 _SLACK = 1 + 1e-5
 
@@ -388,14 +388,15 @@ class BM25Index:
         if k <= 0 or not self.size:
             return Hits.empty()
         tokens = self.params.text.tokens(query)
-        terms = [t for t in (self._term(tok) for tok in tokens) if t is not None]
+        weighed = {tok: self._term(tok) for tok in dict.fromkeys(tokens)}
+        terms = [w for w in (weighed[tok] for tok in tokens) if w is not None]
         if not terms:
             return Hits.empty()
         if len(terms) > 1 and sum(d.size for d, _ in terms) * 8 > self.size:
             dense = self._dense_top_k(terms, k, mask)
             if dense is not None:
                 return dense
-        pruned = self._maxscore(tokens, k, mask)
+        pruned = self._maxscore(tokens, k, mask, weighed)
         if pruned is not None:
             return pruned
         docs, sums = self._accumulate(terms)
@@ -426,27 +427,26 @@ class BM25Index:
         return top_k(keep, sums[keep], k)
 
     # -- MaxScore: exact top-k without weighing and summing the common terms' postings -----
-    def _maxscore(self, tokens: list[str], k: int, mask: np.ndarray | None) -> Hits | None:
+    def _maxscore(
+        self,
+        tokens: list[str],
+        k: int,
+        mask: np.ndarray | None,
+        weighed: dict[str, _Weighed | None] | None = None,
+    ) -> Hits | None:
         """The exact top ``k`` by MaxScore (one segment, all live), or None where pruning
         does not pay. A term adds at most ``idf * (k1 + 1)`` to a chunk; once ``k`` chunks
         score ``theta``, chunks holding only terms whose bounds sum below ``theta`` cannot
         enter the top ``k``. So the candidates are the chunks of the other terms, scored
         exactly: each term's weight looked up per candidate, summed in query-term order
-        (the sums :meth:`scores` makes, bit for bit)."""
+        (the sums :meth:`scores` makes, bit for bit). ``weighed``: the tokens' postings as
+        :meth:`search` has them (else looked up here)."""
         if len(self.parts) != 1 or self.parts[0].positions is not None:
             return None
         seg = self.parts[0].segment
-        decoded: dict[int, _Decoded] = {}
-        occ = []
-        for token in tokens:
-            tid = seg.term_id(token)
-            if tid < 0:
-                continue
-            occ.append((tid, self._idf(int(seg.doc_freqs[tid]))))
-            if self.cache_bytes > 0 and tid not in decoded:  # weighed once, then looked up
-                weighed = self._term(token)
-                if weighed is not None:
-                    decoded[tid] = (weighed[0], None, weighed[1])
+        if weighed is None:
+            weighed = {tok: self._term(tok) for tok in dict.fromkeys(tokens)}
+        occ, decoded = self._occurrences(seg, tokens, weighed)
         bound: dict[int, float] = {}
         for tid, idf in occ:  # a repeated term adds its bound again
             bound[tid] = bound.get(tid, 0.0) + max(idf, 0.0) * (self.params.k1 + 1) * _SLACK
@@ -462,10 +462,10 @@ class BM25Index:
             seen += int(seg.doc_freqs[t])
         if len(rare) == len(by_df):
             return None  # nothing common to skip
-        pool = self._pool(seg, rare, decoded, mask)
+        pool = self._pool(rare, decoded, mask)
         if pool.size < k:
             return None
-        scores = self._exact(seg, occ, pool, decoded)
+        scores = self._exact(occ, pool, decoded)
         theta = float(np.partition(scores, pool.size - k)[pool.size - k])
         skip, spent = set(), 0.0
         for t in reversed(by_df):  # the commonest terms, while their bounds stay below theta
@@ -478,20 +478,30 @@ class BM25Index:
             return top_k(pool, scores, k)
         if sum(int(seg.doc_freqs[t]) for t in essential) * 4 > total:
             return None  # the candidates would be most of the postings anyway
-        pool = self._pool(seg, essential, decoded, mask)
-        return top_k(pool, self._exact(seg, occ, pool, decoded), k)
+        pool = self._pool(essential, decoded, mask)
+        return top_k(pool, self._exact(occ, pool, decoded), k)
+
+    def _occurrences(
+        self, seg: Segment, tokens: list[str], weighed: dict[str, _Weighed | None]
+    ) -> tuple[list[tuple[int, float]], dict[int, _Weighed]]:
+        """Per query token the segment holds, (term id, idf), in query order; and each
+        term's weighed postings by id."""
+        occ, decoded = [], {}
+        for token in tokens:
+            tid = seg.term_id(token)
+            found = weighed[token]
+            if tid >= 0 and found is not None:
+                occ.append((tid, self._idf(int(seg.doc_freqs[tid]))))
+                decoded[tid] = found
+        return occ, decoded
 
     def _pool(
         self,
-        seg: Segment,
         terms: list[int],
-        decoded: dict[int, _Decoded],
+        decoded: dict[int, _Weighed],
         mask: np.ndarray | None,
     ) -> np.ndarray:
         """The distinct chunks (ascending) holding any of ``terms``, within ``mask``."""
-        for t in terms:
-            if t not in decoded:
-                decoded[t] = (*seg.postings_of(t), None)
         if len(terms) == 1:
             pool = np.asarray(decoded[terms[0]][0], dtype=np.int64)
         else:
@@ -501,25 +511,18 @@ class BM25Index:
 
     def _exact(
         self,
-        seg: Segment,
         occ: list[tuple[int, float]],
         pool: np.ndarray,
-        decoded: dict[int, _Decoded],
+        decoded: dict[int, _Weighed],
     ) -> np.ndarray:
         """The exact BM25 scores of ``pool`` (ascending chunks): per query term in order,
         its weight where the chunk holds it (a binary search in its postings)."""
         acc = np.zeros(pool.size, dtype=np.float64)
-        norm = self._norm(0)
-        for tid, idf in occ:
-            if tid not in decoded:
-                decoded[tid] = (*seg.postings_of(tid), None)
-            docs, tf, weights = decoded[tid]
+        for tid, _ in occ:
+            docs, weights = decoded[tid]
             at = np.minimum(np.searchsorted(docs, pool), docs.size - 1)
             found = np.flatnonzero(docs[at] == pool)
-            if weights is not None:
-                acc[found] += weights[at[found]]
-            else:
-                acc[found] += self._weights(idf, tf[at[found]], norm[pool[found]])
+            acc[found] += weights[at[found]]
         return acc.astype(np.float32)
 
     # -- persistence: plain, inspectable files ---------------------------------------------

@@ -276,36 +276,30 @@ def _listing(sources: Sequence[Source]) -> str:
     started = time.time_ns()
     h = hashlib.sha256()
     for src in sources:
-        if src.stat is None or max(src.stat[1::2], default=-1) >= started - RACY_NS:
+        if _settled(src.stat, started) is None:
             return ""
         h.update(f"{src.doc_id}\0{src.source}\0{src.stat}\n".encode())
     return h.hexdigest()
 
 
-def _live_manifest(root: Path) -> Path:
+def _unchanged_header(root: Path, listing: str, config: IndexConfig) -> Manifest | None:
+    """The live manifest's header when the index was built from exactly these files
+    (``listing``), unchanged, with this configuration, else None: read from the header
+    alone (a 10k-document folder is then listed and stat-ed, nothing else)."""
     gen = live_generation(root)
     if gen is None:
-        raise InputError(f"{root}: no live generation")
-    return gen / MANIFEST
-
-
-def _listed_unchanged(root: Path, listing: str, config: IndexConfig) -> bool:
-    """True when the live index was built from exactly these files, unchanged, with this
-    configuration: read from its manifest's header alone (a 10k-document folder is then
-    listed and stat-ed, nothing else)."""
-    if live_generation(root) is None:
-        return False
+        return None
     try:
-        head = Manifest.from_json(_live_manifest(root), documents=False)
+        head = Manifest.from_json(gen / MANIFEST, documents=False)
     except InputError:
-        return False  # the full path says what is wrong
+        return None  # the full path says what is wrong
     same_config = (head.chunking, head.bm25, head.model) == (
         config.chunking(),
         asdict(config.bm25),
         config.model,
     )
     current = head.format == FORMAT and head.finchunk_version == finchunk.__version__
-    return same_config and current and head.listing == listing
+    return head if same_config and current and head.listing == listing else None
 
 
 def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None, set[str]]:
@@ -348,11 +342,12 @@ def fresh_piece(src: Source, chunker: Any, doc: Document | None = None) -> Piece
     return Piece(entry, chunk_table(records), _doc_row(doc, src, meta))
 
 
-def _settled(stat: list[int] | None, started: int) -> list[int] | None:
-    """``stat`` when every modification time in it is safely older than the build."""
+def _settled(stat: Sequence[int] | None, started: int) -> list[int] | None:
+    """``stat`` (as a list) when every modification time in it is safely older than the
+    build started at ``started``, else None."""
     if stat is None or max(stat[1::2], default=-1) >= started - RACY_NS:
         return None
-    return stat
+    return list(stat)
 
 
 @dataclass
@@ -680,9 +675,10 @@ def build_index(
     report = BuildReport(root)
     with _gc_paused():
         listing = _listing(sources)
-        if listing and _listed_unchanged(root, listing, config):
+        head = _unchanged_header(root, listing, config) if listing else None
+        if head is not None:
             report.unchanged = [s.doc_id for s in sources]
-            report.chunks = Manifest.from_json(_live_manifest(root), documents=False).chunks
+            report.chunks = head.chunks
             return report
         old, report.rebuilt, previous = _previous(root, config)
         report.removed = _check_removals(root, sources, previous, prune)

@@ -131,11 +131,12 @@ def read_rows(path: Path, rows: np.ndarray, columns: list[str] | None = None) ->
     pf = pq.ParquetFile(path)
     if not rows.size:
         return pf.schema_arrow.empty_table().select(columns or pf.schema_arrow.names)
-    ends = np.cumsum([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
+    sizes = np.array([pf.metadata.row_group(i).num_rows for i in range(pf.num_row_groups)])
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
     group_of = np.searchsorted(ends, rows, side="right")
     groups = np.unique(group_of)
     table = pf.read_row_groups(groups.tolist(), columns=columns)
-    starts = ends - np.array([pf.metadata.row_group(int(g)).num_rows for g in range(len(ends))])
     before = np.concatenate([[0], np.cumsum(ends[groups] - starts[groups])[:-1]])
     local = np.searchsorted(groups, group_of)
     return _take(table, before[local] + rows - starts[group_of])

@@ -428,32 +428,19 @@ class Index:
         k = int(np.searchsorted(ends, g, side="right"))
         return names[k], g - int(ends[k] - sizes[k])
 
-    def _document_table(self, columns: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    def document_rows(self) -> dict[str, dict[str, Any]]:
         """The live documents' rows by id (each segment's rows that the manifest uses)."""
         live: dict[str, set[int]] = {}
         for d in self.manifest.documents:
             live.setdefault(d.segment, set()).add(d.doc_row)
         out = {}
         for name in self.header.segments:
-            rows = pq.read_table(self.root / name / DOCUMENTS, columns=columns).to_pylist()
+            rows = pq.read_table(self.root / name / DOCUMENTS).to_pylist()
             out.update({r["id"]: r for i, r in enumerate(rows) if i in live.get(name, ())})
         return out
 
-    def document_rows(self) -> dict[str, dict[str, Any]]:
-        return self._document_table()
-
-    @cached_property
-    def _doc_texts(self) -> dict[str, str]:
-        return {i: r["text"] for i, r in self._document_table(["id", "text"]).items()}
-
     def document_text(self, doc_id: str) -> str:
-        """The text of document ``doc_id`` (its segment's row group alone is read, unless
-        every text is already in memory)."""
-        if "_doc_texts" in self.__dict__:
-            try:
-                return self._doc_texts[doc_id]
-            except KeyError:
-                pass
+        """The text of document ``doc_id`` (its segment's row group alone is read)."""
         entry = self._entries.get(doc_id)
         if entry is None:
             raise InputError(f"{self.root}: no document {doc_id!r} in the index")
@@ -464,12 +451,9 @@ class Index:
     def _entries(self) -> dict[str, DocEntry]:
         return {d.id: d for d in self.manifest.documents}
 
-    @cached_property
-    def _titles(self) -> dict[str, str]:
-        return {d.id: d.title for d in self.manifest.documents}
-
     def title(self, doc_id: str) -> str:
-        return self._titles.get(doc_id, doc_id)
+        entry = self._entries.get(doc_id)
+        return doc_id if entry is None else entry.title
 
     # retrieval: the index is a TextSource for the retriever factory ------------------------
     @cached_property
