@@ -134,3 +134,24 @@ def test_maxscore_top_k_equals_scoring_every_posting(seed: int) -> None:
         tokens = index.params.text.tokens(q)
         pruned += index._maxscore(tokens, 10, None) is not None
     assert pruned >= 10  # the pruned path was taken, not only the fallback
+
+
+def test_dense_top_k_ranks_as_every_posting_summed_where_few_or_most_chunks_match() -> None:
+    """Queries whose postings cover 1/8-1/2 of the chunks (the touched chunks ranked) and
+    more (one partition over all sums), with and without a mask, against summing every
+    posting (:meth:`matched`) and ranking all of them."""
+    rng = np.random.default_rng(7)
+    share = {"ra": 0.1, "rb": 0.15, "mid": 0.3, "most": 0.8}
+    texts = [
+        " ".join([t for t, p in share.items() if rng.random() < p] + [f"w{i % 50}", "x"])
+        for i in range(2000)
+    ]
+    index = BM25Index(texts)
+    mask = rng.random(2000) < 0.5
+    for q in ("ra rb", "ra rb ra", "ra mid", "rb mid w3", "mid most", "ra most x", "x w1"):
+        for k in (1, 10, 300):
+            for m in (None, mask):
+                positions, scores = index.matched(q)
+                if m is not None:
+                    positions, scores = positions[m[positions]], scores[m[positions]]
+                assert index.search(q, k, m) == top_k(positions, scores, k), (q, k)
