@@ -137,9 +137,9 @@ def test_maxscore_top_k_equals_scoring_every_posting(seed: int) -> None:
 
 
 def test_dense_top_k_ranks_as_every_posting_summed_where_few_or_most_chunks_match() -> None:
-    """Queries whose postings cover 1/8-1/2 of the chunks (the touched chunks ranked) and
-    more (one partition over all sums), with and without a mask, against summing every
-    posting (:meth:`matched`) and ranking all of them."""
+    """Queries whose postings cover from an eighth of the chunks to all of them, with and
+    without a mask, and ``k`` beyond what the masked rare terms hold (no floor: the touched
+    chunks ranked), against summing every posting (:meth:`matched`) and ranking them all."""
     rng = np.random.default_rng(7)
     share = {"ra": 0.1, "rb": 0.15, "mid": 0.3, "most": 0.8}
     texts = [

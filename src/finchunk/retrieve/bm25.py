@@ -45,6 +45,9 @@ _MISSING = object()
 _Weighed = tuple[np.ndarray, np.ndarray]
 #: Upper bounds are inflated this much: float32 rounding never lets a weight pass them.
 _SLACK = 1 + 1e-5
+#: A float64 floor is lowered this much before comparing: a sum just under it may still
+#: round to the same float32 (a float32 step is 1.2e-7 of the value).
+_ROUNDING = 1 - 1e-6
 
 #: Version of the files :meth:`BM25Index.save` writes (1: main's arrays of float weights).
 BM25_FORMAT = 2
@@ -405,11 +408,8 @@ class BM25Index:
         terms = [w for w in (weighed[tok] for tok in tokens) if w is not None]
         if not terms:
             return Hits.empty()
-        total = sum(d.size for d, _ in terms)
-        if len(terms) > 1 and total * 8 > self.size:
-            dense = self._dense_top_k(terms, k, mask, total)
-            if dense is not None:
-                return dense
+        if len(terms) > 1 and k < self.size and sum(d.size for d, _ in terms) * 8 > self.size:
+            return self._dense_top_k(terms, k, mask)
         pruned = self._maxscore(tokens, k, mask, weighed)
         if pruned is not None:
             return pruned
@@ -420,36 +420,30 @@ class BM25Index:
         return top_k(docs, sums, k)
 
     def _dense_top_k(
-        self,
-        terms: list[tuple[np.ndarray, np.ndarray]],
-        k: int,
-        mask: np.ndarray | None,
-        total: int,
-    ) -> Hits | None:
-        """Top ``k`` when the postings cover much of the index: every chunk's sum in one
-        pass (in query-term order, as :meth:`scores`). Where most chunks are untouched
-        (``total`` postings under half the chunks) the touched ones are found with one
-        boolean pass and ranked; a partition over every chunk, zeros and all, is 5x slower
-        there. Otherwise the ``k``-th value of all sums by one partition, then only the
-        chunks at or above it are ranked; None when that value is not above 0 (then
-        untouched chunks would tie: the caller ranks the touched ones)."""
-        if k >= self.size:
-            return None
+        self, terms: list[tuple[np.ndarray, np.ndarray]], k: int, mask: np.ndarray | None
+    ) -> Hits:
+        """Top ``k`` when the postings cover much of the index (``k`` < the chunks): every
+        chunk's sum in one pass (in query-term order, as :meth:`scores`), then a floor
+        under the ``k``-th best: the ``k``-th best sum among the chunks of the rarest term
+        that has ``k`` of them (the top ``k`` of a subset score no more than the top ``k``
+        of all). Only the chunks at or above it (less a float32 rounding step) are ranked,
+        found by one comparison. With no floor above 0 the touched chunks are ranked.
+
+        A partition over every chunk's sum, zeros and all, was 5x slower than ranking the
+        touched chunks where few are touched; this floor takes a fifth to a quarter off
+        that again (70k and 535k chunks, the same hits)."""
         docs, weights, sums = self._sums(terms)
-        if total * 2 < self.size:
-            held = self._held(docs, weights, sums)
-            if mask is not None:
-                held &= mask
-            touched = np.flatnonzero(held)
-            return top_k(touched, sums[touched].astype(np.float32), k)
-        sums = sums.astype(np.float32)
+        floor = 0.0
+        for d, _ in sorted(terms, key=lambda t: t[0].size):
+            sub = d if mask is None else d[mask[d]]
+            if sub.size >= k:
+                floor = float(np.partition(sums[sub], sub.size - k)[sub.size - k])
+                break
+        held = sums >= floor * _ROUNDING if floor > 0 else self._held(docs, weights, sums)
         if mask is not None:
-            sums[~mask] = 0
-        kth = float(np.partition(sums, self.size - k)[self.size - k])
-        if kth <= 0:
-            return None
-        keep = np.flatnonzero(sums >= kth)
-        return top_k(keep, sums[keep], k)
+            held &= mask
+        found = np.flatnonzero(held)
+        return top_k(found, sums[found].astype(np.float32), k)
 
     # -- MaxScore: exact top-k without weighing and summing the common terms' postings -----
     def _maxscore(
