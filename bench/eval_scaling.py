@@ -8,6 +8,8 @@ and between neighbours). At the largest size each variant also runs alone: its p
 "that variant's needs", and the all-variant RSS is printed as a multiple of the largest.
 
     python bench/eval_scaling.py [--issuers 10,50,200] [--repeat 1]
+
+``--repeat R`` runs R rounds over all sizes and keeps each size's fastest (CPU time).
 """
 
 from __future__ import annotations
@@ -85,7 +87,9 @@ def slope(xs: list[float], ys: list[float]) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--issuers", default="10,50,200")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per size (the fastest kept)")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="rounds over the sizes (the fastest kept)"
+    )
     ap.add_argument("--strategies", default=STRATEGIES, help="comma list (× header on, off)")
     ap.add_argument("--no-alone", action="store_true", help="skip the variants-alone runs")
     ap.add_argument("--json", type=Path)
@@ -93,21 +97,31 @@ def main() -> int:
     sizes = [int(x) for x in args.issuers.split(",")]
     docs, walls, rss, cpus = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
+        folders = {i: Path(tmp) / f"i{i}" for i in sizes}
+        counts = {i: generate(i, folders[i]) for i in sizes}
+        # rounds over all sizes (not the repeats of one size in a row): this machine's speed
+        # drifts by up to a fifth over minutes, which would tilt the exponent
+        runs: dict[int, list[tuple[float, float, float]]] = {i: [] for i in sizes}
+        for r in range(args.repeat):
+            for issuers in sizes:
+                runs[issuers].append(
+                    finchunk(*eval_args(folders[issuers], args.strategies, "both"))
+                )
+                wall, peak, cpu = runs[issuers][-1]
+                print(
+                    f"round {r + 1}: {counts[issuers]:6d} documents: eval wall {wall:7.2f} s, "
+                    f"CPU {cpu:7.2f} s, peak RSS {peak:7.1f} MB",
+                    flush=True,
+                )
         for issuers in sizes:
-            folder = Path(tmp) / f"i{issuers}"
-            n = generate(issuers, folder)
-            runs = [
-                finchunk(*eval_args(folder, args.strategies, "both")) for _ in range(args.repeat)
-            ]
-            wall, peak, cpu = min(runs, key=lambda r: r[2])
-            docs.append(n)
+            wall, peak, cpu = min(runs[issuers], key=lambda r: r[2])
+            docs.append(counts[issuers])
             walls.append(wall)
             rss.append(peak)
             cpus.append(cpu)
             print(
-                f"{n:6d} documents: eval wall {wall:7.2f} s, CPU {cpu:7.2f} s, "
-                f"peak RSS {peak:7.1f} MB",
-                flush=True,
+                f"{counts[issuers]:6d} documents (fastest of {args.repeat}): "
+                f"eval wall {wall:7.2f} s, CPU {cpu:7.2f} s, peak RSS {peak:7.1f} MB"
             )
         for i in range(1, len(docs)):
             local = slope(docs[i - 1 : i + 1], cpus[i - 1 : i + 1])
