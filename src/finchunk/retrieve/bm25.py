@@ -6,9 +6,10 @@ only the postings of its terms: each term's weights are computed from its freque
 the corpus statistics (:class:`CorpusStats`: document count, total length, mean idf), summed
 per chunk over the chunks the postings name (a scratch array touched only there, or one
 ``bincount`` when the postings cover much of the corpus, then only the chunks above a floor
-under the k-th best), and only those chunks are ranked (:func:`top_k`). The statistics are computed and merged in one place
-(:func:`merge_doc_freqs`, :func:`corpus_stats`), so segments, shards or other stores give
-the scores of one index over all their chunks. With :data:`LESSON_PARAMS` scores equal
+under the k-th best), and only those chunks are ranked (:func:`top_k`). The statistics are
+computed and merged in one place (:func:`merge_doc_freqs`, :func:`corpus_stats`), so
+segments, shards or other stores give the scores of one index over all their chunks. With
+:data:`LESSON_PARAMS` scores equal
 ``BM25Okapi.get_scores`` (same idf with the same floor for very common terms; a query term
 repeated counts again); ``tests/test_bm25.py`` checks it.
 

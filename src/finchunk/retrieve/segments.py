@@ -135,7 +135,8 @@ def read_rows(path: Path, rows: np.ndarray, columns: list[str] | None = None) ->
     ends = np.cumsum(sizes)
     starts = ends - sizes
     group_of = np.searchsorted(ends, rows, side="right")
-    groups = np.unique(group_of)
+    groups = np.sort(group_of)  # distinct, ascending (np.unique's first call imports numpy.ma)
+    groups = groups[np.concatenate([[True], groups[1:] != groups[:-1]])]
     # one thread: starting Arrow's pool costs ~50 ms, more than reading a few row groups
     table = pf.read_row_groups(groups.tolist(), columns=columns, use_threads=False)
     before = np.concatenate([[0], np.cumsum(ends[groups] - starts[groups])[:-1]])
