@@ -9,9 +9,8 @@ per chunk over the chunks the postings name (a scratch array touched only there,
 under the k-th best), and only those chunks are ranked (:func:`top_k`). The statistics are
 computed and merged in one place (:func:`merge_doc_freqs`, :func:`corpus_stats`), so
 segments, shards or other stores give the scores of one index over all their chunks. With
-:data:`LESSON_PARAMS` scores equal
-``BM25Okapi.get_scores`` (same idf with the same floor for very common terms; a query term
-repeated counts again); ``tests/test_bm25.py`` checks it.
+:data:`LESSON_PARAMS` scores equal ``BM25Okapi.get_scores`` (same idf with the same floor
+for very common terms; a query term repeated counts again); ``tests/test_bm25.py`` checks it.
 
 Terms and lengths come from the parameters' :class:`~finchunk.retrieve.text.TextPipeline`,
 for texts and queries alike; the length a text is normalised by counts the terms the
