@@ -172,9 +172,13 @@ class SegmentPart:
     positions: np.ndarray | None = None
     doc_freqs: np.ndarray | None = None
 
+    @property
+    def live_doc_freqs(self) -> np.ndarray:
+        """Per term of the segment, how many of its live documents hold it."""
+        return self.segment.doc_freqs if self.doc_freqs is None else self.doc_freqs
+
     def df(self, term_id: int) -> int:
-        source = self.segment.doc_freqs if self.doc_freqs is None else self.doc_freqs
-        return int(source[term_id])
+        return int(self.live_doc_freqs[term_id])
 
 
 def corpus_stats(parts: Sequence[SegmentPart]) -> CorpusStats:
@@ -193,7 +197,7 @@ def corpus_stats(parts: Sequence[SegmentPart]) -> CorpusStats:
 def _live_doc_freqs(parts: Sequence[SegmentPart]) -> np.ndarray:
     """Each live term's document frequency over ``parts`` (in no particular order): the
     largest segment's array, the other segments' terms looked up in it."""
-    live = [p.segment.doc_freqs if p.doc_freqs is None else p.doc_freqs for p in parts]
+    live = [p.live_doc_freqs for p in parts]
     big = max(range(len(parts)), key=lambda i: parts[i].segment.n_terms)
     base, df = parts[big].segment, np.array(live[big], dtype=np.int64)
     extra: dict[bytes, int] = {}
