@@ -55,11 +55,16 @@ def test_both_spellings_read_the_same(tmp_path: Path, english: bool) -> None:
 
 def test_written_files_read_back(tmp_path: Path) -> None:
     ps = [Passage("p1", "a", 3, 9, "S", "texto")]
-    qs = [Question("q1", 'Dice "hola", ¿y?', "x\ny", ("p1",), "texto", True, ("a", "b"))]
+    qs = [
+        Question("q1", 'Dice "hola", ¿y?', "x\ny", ("p1",), "texto", True, ("a", "b")),
+        # three passages, two items: the second is stated in p2 or p3
+        Question("q2", "¿Dónde?", "", ("p1", "p2", "p3"), "t", True, ("a",), (0, 1, 1)),
+    ]
     lesson.write_passages(tmp_path / "p.parquet", ps)
     lesson.write_questions(tmp_path / "q.csv", qs)
     assert list(lesson.read_passages(tmp_path / "p.parquet").values()) == ps
     assert list(lesson.read_questions(tmp_path / "q.csv")) == qs
+    assert "p1;p2|p3" in (tmp_path / "q.csv").read_text(encoding="utf-8")
     names = pq.read_table(tmp_path / "p.parquet").column_names
     assert names == list(lesson.PASSAGE_COLUMNS)
     assert sorted(x.name for x in tmp_path.iterdir()) == ["p.parquet", "q.csv"]

@@ -56,6 +56,27 @@ def test_quotes_align_ignoring_case_and_spacing(tmp_path: Path) -> None:
     assert by_type == {"tabla": 1.0, "nota": 0.0}  # the unaligned quote counts as a miss
 
 
+def test_an_evidence_item_may_list_alternative_quotes(tmp_path: Path) -> None:
+    rows = [
+        {
+            "id": "a",
+            "doc": "informe_ejemplo.md",
+            "question": "¿Cuánto fue el EBITDA ajustado?",
+            "evidence": [["| EBITDA² |  2.431,0 | 2.102,7", "EBITDA AJUSTADO, sin partidas"]],
+        },
+        {"id": "b", "doc": "informe_ejemplo.md", "question": "?", "evidence": [[]]},
+    ]
+    path = _write_jsonl(tmp_path / "q.jsonl", rows[:1])
+    (q,) = read_quote_questions(path)
+    assert len(q.evidence) == 2 and q.items == (0, 0)
+    built = build_quote_corpus([q], EXAMPLE.parent)
+    assert built.corpus.questions[0].items == (0, 0)
+    report = evaluate(built.corpus, [Variant("structure", Structure())], [5])
+    assert report["by_type"][0]["recall"] == 1.0  # one item, found (in either place)
+    with pytest.raises(InputError, match="q2.jsonl:2: evidence must be a list of quotes"):
+        read_quote_questions(_write_jsonl(tmp_path / "q2.jsonl", rows))
+
+
 def test_bad_jsonl_names_file_and_line(tmp_path: Path) -> None:
     f = tmp_path / "q.jsonl"
     f.write_text(

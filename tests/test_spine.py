@@ -247,6 +247,27 @@ def test_measures_on_a_hand_computed_ranking() -> None:
     assert str(NDCG(10)) == "nDCG@10" and str(Recall(Budget(1300))) == "Recall@1300c"
 
 
+def test_an_item_stated_in_several_places_counts_once_wherever_it_is_found() -> None:
+    # item 0 is stated at (0, 10) or (50, 60); item 1 only at (20, 30)
+    spans = ((0, 10), (20, 30), (50, 60))
+    gold = QuestionGold("q", tuple(GoldPassage("d", s) for s in spans), items=(0, 1, 0))
+    assert gold.evidence == 2
+    ranking = (_hit(1, "d", (50, 60)), _hit(2, "d", (0, 10)), _hit(3, "d", (20, 30)))
+    assert Recall(1).value(ranking, gold) == 0.5  # the alternative retrieves item 0
+    assert Recall(2).value(ranking, gold) == 0.5  # the second place adds nothing
+    assert Complete(3).value(ranking, gold) == 1.0
+    assert RR(3).value(ranking, gold) == 1.0
+    ndcg = (1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3))  # new items at ranks 1 and 3
+    assert NDCG(3).value(ranking, gold) == pytest.approx(ndcg)
+    sized = (_hit(1, "d", (0, 10), 500), _hit(2, "d", (50, 60), 500), _hit(3, "d", (20, 30), 300))
+    assert Recall(Budget(1000)).value(sized, gold) == 0.5
+    assert Recall(Budget(1300)).value(sized, gold) == 1.0
+    with pytest.raises(ValueError, match="items"):
+        QuestionGold("q", (GoldPassage("d", (0, 1)),), items=(0, 1))
+    with pytest.raises(ValueError, match="does not hold"):
+        QuestionGold("q", (GoldPassage("d", (0, 1)),), evidence=1, items=(2,))
+
+
 def test_coverage_counts_over_the_union_of_chunks() -> None:
     split = (_hit(1, "d", (0, 3)), _hit(2, "d", (3, 6)))  # 30 % + 30 % of passage 1
     assert Recall(1).value(split, GOLD) == 0.0 and Recall(2).value(split, GOLD) == 0.5

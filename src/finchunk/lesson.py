@@ -11,7 +11,9 @@ in Spanish):
 * questions (UTF-8 CSV, ``\\n`` line ends, RFC 4180 quoting): ``id_pregunta, pregunta,
   respuesta_oro, pasajes_oro, tipo_pregunta, respondible, id_doc`` or ``question_id,
   question, answer, gold_passages, question_type, answerable, doc_ids``. List cells
-  (``pasajes_oro``, ``id_doc``) are joined by ``;``; booleans are written ``true`` /
+  (``pasajes_oro``, ``id_doc``) are joined by ``;``; in ``pasajes_oro``, passages joined
+  by ``|`` are alternatives: one piece of evidence stated in several places (``p1;p2|p3``:
+  two items, the second found in either ``p2`` or ``p3``). Booleans are written ``true`` /
   ``false`` and read from true/false, 1/0, yes/no, sí/no, t/f, y/n.
 
 Errors name the file, the row (or line, or id) and the problem.
@@ -38,6 +40,8 @@ DOCUMENTS = "documents.parquet"
 PASSAGES = "passages.parquet"
 QUESTIONS = "questions.csv"
 LIST_SEPARATOR = ";"
+#: Between the alternative passages of one gold evidence item, inside a list item.
+ALTERNATIVE_SEPARATOR = "|"
 
 #: Spanish (written) column name → English name, in the order columns are written.
 DOCUMENT_COLUMNS = {"id_doc": "doc_id", "titulo": "title", "tipo": "type", "texto": "text"}
@@ -80,7 +84,11 @@ class Passage:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """A question; ``answerable`` is false when the file says so or it has no gold passage."""
+    """A question; ``answerable`` is false when the file says so or it has no gold passage.
+
+    ``items`` gives, for each gold passage, the 0-based evidence item it states; passages
+    of one item are alternatives (the answer stated in several places). Empty: each
+    passage is its own item."""
 
     id: str
     text: str
@@ -89,6 +97,7 @@ class Question:
     type: str
     answerable: bool
     doc_ids: tuple[str, ...]
+    items: tuple[int, ...] = ()
 
 
 # --- cells -----------------------------------------------------------------------------------
@@ -103,6 +112,29 @@ def split_list(cell: Any) -> tuple[str, ...]:
 
 def join_list(items: Iterable[str]) -> str:
     return LIST_SEPARATOR.join(items)
+
+
+def split_gold(cell: Any) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """A gold-passages cell: the passage ids and, when some item has alternatives
+    (``p2|p3``), each passage's item (else ``()``)."""
+    gold: list[str] = []
+    items: list[int] = []
+    for item in split_list(cell):
+        alternatives = [a.strip() for a in item.split(ALTERNATIVE_SEPARATOR) if a.strip()]
+        items += [len(set(items))] * len(alternatives)
+        gold += alternatives
+    grouped = len(items) != len(set(items))
+    return tuple(gold), tuple(items) if grouped else ()
+
+
+def join_gold(gold: Sequence[str], items: Sequence[int]) -> str:
+    """The cell :func:`split_gold` reads back."""
+    if not items:
+        return join_list(gold)
+    by_item: dict[int, list[str]] = {}
+    for passage, item in zip(gold, items, strict=True):
+        by_item.setdefault(item, []).append(passage)
+    return join_list(ALTERNATIVE_SEPARATOR.join(by_item[i]) for i in sorted(by_item))
 
 
 def parse_bool(cell: Any, where: str) -> bool:
@@ -235,7 +267,7 @@ def _question(
         return row.get(names[name]) if name in names else None
 
     qid = str(cell("question_id"))
-    gold = split_list(cell("gold_passages"))
+    gold, items = split_gold(cell("gold_passages"))
     unknown = [g for g in gold if passages is not None and g not in passages]
     if unknown:
         raise InputError(
@@ -253,6 +285,7 @@ def _question(
         str(cell("question_type") or ""),
         answerable,
         split_list(cell("doc_ids")),
+        items,
     )
 
 
@@ -302,7 +335,7 @@ def write_questions(path: str | Path, questions: Iterable[Question]) -> None:
                     q.id,
                     q.text,
                     q.answer,
-                    join_list(q.gold),
+                    join_gold(q.gold, q.items),
                     q.type,
                     format_bool(q.answerable),
                     join_list(q.doc_ids),

@@ -6,18 +6,19 @@ against its :class:`~finchunk.evaluate.gold.QuestionGold`; :func:`score` scores 
 
 Definitions (a passage is *retrieved* by a set of chunks when the union of their spans
 covers at least ``threshold`` of its characters, overlaps counted once; the half-coverage
-rule is ``threshold = 0.5``):
+rule is ``threshold = 0.5``; an evidence item is retrieved when one of its passages is, so
+an answer stated in several places counts once, wherever it is found):
 
 * ``Recall`` — share of the question's gold evidence retrieved (``EvidenceRecall`` is the
   same measure under FinanceBench's name; unaligned evidence counts as not retrieved);
-* ``Complete`` — 1 when every gold passage is retrieved;
+* ``Complete`` — 1 when every evidence item is retrieved;
 * ``Chars`` — characters delivered (the indexed texts of the chunks); ``Delivered`` — chunks;
 * ``PageHit`` — 1 when some chunk touches a gold page; ``PageRecall`` — share of gold pages
   touched (FinanceBench's page accuracy and page recall);
-* ``NDCG`` — the gain at rank *i* is the number of gold passages first retrieved at *i*;
-  the ideal puts one new passage at each rank (binary relevance on passages, as trec_eval's
-  ``ndcg_cut`` with passages as documents);
-* ``RR`` — 1 / the rank at which the first gold passage is retrieved (MRR when averaged).
+* ``NDCG`` — the gain at rank *i* is the number of evidence items first retrieved at *i*;
+  the ideal puts one new item at each rank (binary relevance on items, as trec_eval's
+  ``ndcg_cut`` with items as documents);
+* ``RR`` — 1 / the rank at which the first evidence item is retrieved (MRR when averaged).
 
 Each takes a cut: ``k`` (the top k) or a :class:`Budget` (chunks in rank order while they
 fit in a number of characters; ``skip=True`` passes over one that does not fit and goes on).
@@ -67,14 +68,16 @@ class Located(Protocol):
 
 def count_retrieved(
     delivered: Sequence[Located],
-    gold: Sequence[GoldPassage],
+    gold: QuestionGold,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> int:
-    """How many gold passages the delivered chunks cover to at least ``threshold``."""
+    """How many of ``gold``'s evidence items the delivered chunks retrieve: an item is
+    retrieved when one of its passages is covered to at least ``threshold``."""
     by_doc: dict[str, list[Span]] = defaultdict(list)
     for c in delivered:
         by_doc[c.doc_id].extend(c.spans)
-    return sum(1 for g in gold if coverage(g.span, by_doc.get(g.doc_id, ())) >= threshold)
+    covered = [int(coverage(g.span, by_doc.get(g.doc_id, ())) >= threshold) for g in gold.passages]
+    return sum(1 for r in gold.item_ranks(covered) if r)
 
 
 def first_retrieved_ranks(
@@ -138,9 +141,10 @@ def cut(ranking: Sequence[ScoredChunk], at: Cut) -> Sequence[ScoredChunk]:
 
 
 class Judged:
-    """One question's ranking against its gold, with the rank at which each gold passage is
-    first retrieved computed once per threshold and shared by every measure and k (coverage
-    only grows down a ranking, so "retrieved in the top k" is "first retrieved at <= k")."""
+    """One question's ranking against its gold, with the rank at which each evidence item
+    is first retrieved (by any of its passages) computed once per threshold and shared by
+    every measure and k (coverage only grows down a ranking, so "retrieved in the top k" is
+    "first retrieved at <= k")."""
 
     __slots__ = ("ranking", "gold", "_ranks")
 
@@ -151,15 +155,14 @@ class Judged:
 
     def first_ranks(self, threshold: float) -> list[int]:
         if threshold not in self._ranks:
-            self._ranks[threshold] = first_retrieved_ranks(
-                self.ranking, self.gold.passages, threshold
-            )
+            ranks = first_retrieved_ranks(self.ranking, self.gold.passages, threshold)
+            self._ranks[threshold] = self.gold.item_ranks(ranks)
         return self._ranks[threshold]
 
     def retrieved(self, at: Cut, threshold: float) -> int:
-        """Gold passages retrieved by the chunks ``at`` cuts."""
+        """Evidence items retrieved by the chunks ``at`` cuts."""
         if isinstance(at, Budget):
-            return count_retrieved(at.apply(self.ranking), self.gold.passages, threshold)
+            return count_retrieved(at.apply(self.ranking), self.gold, threshold)
         return sum(1 for r in self.first_ranks(threshold) if 0 < r <= at)
 
 

@@ -2,10 +2,13 @@
 
 Each line of the questions JSONL is
 ``{"id", "doc" (a path relative to --files), "question", "type", "evidence": ["quote", ...]}``.
-Every quote is aligned to the parsed document's text ignoring case, whitespace and
-punctuation (:mod:`finchunk.evaluate.align`) and becomes a gold passage. A quote that does
-not align is reported and stays in its question's gold as a passage no chunk can cover, so
-it counts as not retrieved.
+An evidence item may be a list of quotes instead of one: alternatives, the same answer
+stated in several places, of which any one retrieves the item
+(``"evidence": ["quote", ["stated here", "or here"]]``). Every quote is aligned to the
+parsed document's text ignoring case, whitespace and punctuation
+(:mod:`finchunk.evaluate.align`) and becomes a gold passage. A quote that does not align is
+reported and stays in its question's gold as a passage no chunk can cover, so it counts as
+not retrieved.
 """
 
 from __future__ import annotations
@@ -30,7 +33,24 @@ class QuoteQuestion:
     doc: str
     question: str
     type: str
-    evidence: tuple[str, ...]
+    evidence: tuple[str, ...]  # every quote, alternatives included
+    items: tuple[int, ...] = ()  # per quote, its evidence item when some item has several
+
+
+def _evidence(raw: list[Any], where: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The quotes of an evidence list (a quote, or a non-empty list of alternative quotes
+    per item) and, when an item has alternatives, each quote's item."""
+    quotes: list[str] = []
+    items: list[int] = []
+    for n, item in enumerate(raw):
+        alternatives = item if isinstance(item, list) else [item]
+        if not alternatives or not all(isinstance(a, str) for a in alternatives):
+            raise InputError(
+                f"{where}: evidence must be a list of quotes or of lists of alternative quotes"
+            )
+        quotes += alternatives
+        items += [n] * len(alternatives)
+    return tuple(quotes), tuple(items) if len(items) != len(raw) else ()
 
 
 def _field(row: dict[str, Any], key: str, path: Path, n: int, kind: type) -> Any:
@@ -46,16 +66,15 @@ def read_quote_questions(path: str | Path) -> list[QuoteQuestion]:
     p = Path(path)
     out: list[QuoteQuestion] = []
     for n, row in read_jsonl(p):
-        evidence = _field(row, "evidence", p, n, list)
-        if not all(isinstance(e, str) for e in evidence):
-            raise InputError(f"{p}:{n}: evidence must be a list of strings")
+        evidence, items = _evidence(_field(row, "evidence", p, n, list), f"{p}:{n}")
         out.append(
             QuoteQuestion(
                 id=str(_field(row, "id", p, n, (str, int))),  # type: ignore[arg-type]
                 doc=_field(row, "doc", p, n, str),
                 question=_field(row, "question", p, n, str),
                 type=str(row.get("type", "")),
-                evidence=tuple(evidence),
+                evidence=evidence,
+                items=items,
             )
         )
     return out
@@ -97,7 +116,7 @@ def build_quote_corpus(
                 passages[pid] = Passage(pid, q.doc, *found.span, "", "quote")
             gold.append(pid)
         out_questions.append(
-            Question(q.id, q.question, "", tuple(gold), q.type, bool(gold), (q.doc,))
+            Question(q.id, q.question, "", tuple(gold), q.type, bool(gold), (q.doc,), q.items)
         )
     n_quotes = len(passages)
     alignment = {
