@@ -4,9 +4,10 @@ Layout (every file inspectable with ordinary tools)::
 
     IDX/CURRENT                   the name of the live generation, e.g. "g000002"
     IDX/g000002/manifest.json     finchunk version, chunking strategy and parameters, model,
-                                  BM25 parameters and corpus statistics, the segments, and
-                                  the documents (id, source, content hash, metadata, chunk
-                                  range; which segment and rows hold them), in index order
+                                  BM25 parameters and corpus statistics, the segments
+    IDX/g000002/documents.json    the documents, one JSON list in index order (id, source,
+                                  content hash, metadata, chunk range; which segment and
+                                  rows hold them; file stats); ``jq -c '.[]'`` lists them
     IDX/g000002/live_df/S.npy     live document frequencies of segment S, when some of its
                                   documents were replaced or removed
     IDX/s000001/                  a segment (:mod:`finchunk.retrieve.segments`), immutable:
@@ -32,10 +33,11 @@ import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -127,13 +129,11 @@ class Manifest:
         head = [f'  "{k}": {dump(v)}' for k, v in vars(self).items() if k != "documents"]
         return "{\n" + ",\n".join(head) + "\n}\n"
 
-    def documents_json(self) -> str:
-        """The documents as one JSON list, in one call of json's C encoder: encoding them
-        one by one builds the encoder again per document (half of the 0.12 s this took
-        for 10k documents), and an indented dump takes the pure-Python encoder, seconds.
-        ``jq -c '.[]'`` prints them one per line."""
-        dump = json.JSONEncoder(ensure_ascii=False).encode
-        return dump([vars(d) for d in self.documents]) + "\n"
+    def documents_json(self) -> bytes:
+        """The documents as one JSON list (UTF-8), encoded by msgspec straight from the
+        entries: the standard library's encoder, fed a dict per entry, took 0.12-0.17 s
+        for 10k documents, msgspec 0.015 s (the same JSON values)."""
+        return msgspec.json.encode(self.documents) + b"\n"
 
     @classmethod
     def from_json(cls, path: Path, documents: bool = True) -> Manifest:
@@ -157,12 +157,18 @@ class Manifest:
         return self.dense["model"] if self.dense else None
 
 
+@cache
+def _documents_decoder() -> msgspec.json.Decoder[list[DocEntry]]:
+    return msgspec.json.Decoder(list[DocEntry])
+
+
 def read_documents(gen: Path) -> list[DocEntry]:
-    """The documents of generation ``gen``."""
+    """The documents of generation ``gen``, decoded and checked against :class:`DocEntry`
+    in one pass (``json.loads`` then a ``DocEntry`` per dict took 2.5x as long)."""
     path = gen / DOCUMENTS_LIST
     try:
-        return [DocEntry(**d) for d in json.loads(path.read_text(encoding="utf-8"))]
-    except (OSError, ValueError, TypeError) as exc:
+        return _documents_decoder().decode(path.read_bytes())
+    except (OSError, msgspec.DecodeError) as exc:
         raise InputError(f"{path}: not a finchunk index's documents ({exc})") from exc
 
 
@@ -261,7 +267,7 @@ def write_generation(
                 np.save(tmp / folder / f"{name}.npy", values)
     manifest.live_df = sorted(live_df)
     manifest.positions = sorted(positions or {})
-    (tmp / DOCUMENTS_LIST).write_text(manifest.documents_json(), encoding="utf-8")
+    (tmp / DOCUMENTS_LIST).write_bytes(manifest.documents_json())
     (tmp / MANIFEST).write_text(manifest.to_json(), encoding="utf-8")
     fsync_tree(tmp)
     os.replace(tmp, root / gen_name)
