@@ -15,13 +15,13 @@ from finchunk.retrieve.filters import (
     Filter,
     auto_filters,
     auto_mask,
-    canonical_metadata,
     document_mask,
     parse_filter,
     relax,
 )
 from finchunk.retrieve.hybrid import RRFParams, rrf_scores
 from finchunk.retrieve.kinds import Distinct
+from finchunk.retrieve.metadata import canonical_metadata
 from finchunk.retrieve.retriever import fusion_warnings, make_retriever
 from finchunk.retrieve.search import term_spans
 

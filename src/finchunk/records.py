@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from finchunk.errors import InputError
 from finchunk.files import atomic_output, read_jsonl
 from finchunk.model import Chunk, ChunkKind, Document, Span
-from finchunk.retrieve.filters import canonical_metadata
+from finchunk.retrieve.metadata import canonical_metadata
 
 PARQUET_SUFFIX = ".parquet"
 

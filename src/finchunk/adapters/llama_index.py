@@ -35,7 +35,7 @@ from finchunk.adapters import metadata_record, record_metadata
 from finchunk.extras import import_extra
 from finchunk.model import Document
 from finchunk.records import ChunkRecord
-from finchunk.retrieve.filters import canonical_metadata
+from finchunk.retrieve.metadata import canonical_metadata
 
 if TYPE_CHECKING:
     from llama_index.core.schema import BaseNode, NodeWithScore, TextNode

@@ -47,7 +47,7 @@ from finchunk.model import Chunk, Document
 from finchunk.parallel import chunk_documents
 from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
-from finchunk.retrieve.filters import AutoFilterPolicy, FilterField, canonical_field
+from finchunk.retrieve.filters import AutoFilterPolicy, FilterField
 from finchunk.retrieve.kinds import FilterStatistics
 from finchunk.retrieve.mentions import (
     ISSUER_KINDS,
@@ -58,6 +58,7 @@ from finchunk.retrieve.mentions import (
     Mentions,
     YearPolicy,
 )
+from finchunk.retrieve.metadata import canonical_field
 from finchunk.retrieve.retriever import (
     InMemoryTexts,
     RetrieverKind,

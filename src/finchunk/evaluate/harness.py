@@ -160,7 +160,8 @@ class _Named:
     type), through the documents' metadata."""
 
     def __init__(self, corpus: Corpus, policy: AutoFilterPolicy) -> None:
-        from finchunk.retrieve.filters import MetadataIndex, canonical_metadata
+        from finchunk.retrieve.filters import MetadataIndex
+        from finchunk.retrieve.metadata import canonical_metadata
 
         self.ids = [d.id for d in corpus.documents]
         self.index = MetadataIndex([canonical_metadata(d.metadata) for d in corpus.documents])

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -32,8 +32,7 @@ from finchunk.model import Document
 from finchunk.records import CHUNK_SCHEMA, chunk_table, document_records, metadata_json
 from finchunk.retrieve.bm25 import BM25Params, SegmentPart, corpus_stats
 from finchunk.retrieve.bm25_stats import TermStats, count_terms
-from finchunk.retrieve.dense import Embedder, embed_passages, make_embedder
-from finchunk.retrieve.filters import canonical_metadata
+from finchunk.retrieve.metadata import canonical_metadata
 from finchunk.retrieve.postings import Segment
 from finchunk.retrieve.segments import (
     BM25_DIR,
@@ -73,6 +72,9 @@ from finchunk.retrieve.store import (
     write_generation,
 )
 from finchunk.retrieve.text import TextPipeline
+
+if TYPE_CHECKING:  # the dense stack is imported by builds that embed, when they do
+    from finchunk.retrieve.dense import Embedder
 
 # --- configuration ----------------------------------------------------------------
 
@@ -445,6 +447,8 @@ def _embed_missing(pieces: Sequence[Piece | None], embedder: Embedder | None) ->
     todo = [p for p in pieces if p is not None and p.vectors is None]
     if embedder is None or not todo:
         return
+    from finchunk.retrieve.dense import embed_passages
+
     texts = [t for p in todo for t in p.table.column("text").to_pylist()]
     vectors = embed_passages(embedder, texts)
     start = 0
@@ -644,6 +648,8 @@ def resolve_embedder(
 ) -> tuple[IndexConfig, Embedder | None]:
     """The embedder the configuration names (or the one given, whose name it then takes)."""
     if config.model and embedder is None:
+        from finchunk.retrieve.dense import make_embedder
+
         embedder = make_embedder(config.model)
     if embedder is not None and config.model != embedder.name:
         config = replace(config, model=embedder.name)

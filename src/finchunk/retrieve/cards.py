@@ -7,7 +7,7 @@ with the other names :mod:`finchunk.retrieve.mentions` knows it by ("AES Corpora
 "AES"; "MGM Resorts" → "MGM"), the ticker, the document type (as written and glued: "10-K",
 "10K"), the fiscal year in the forms questions write it ("2018", "FY2018", "FY18") and the
 fiscal period, and optionally the document's first characters. :func:`card_text` makes one
-from a title and metadata in any spelling (:func:`~finchunk.retrieve.filters.
+from a title and metadata in any spelling (:func:`~finchunk.retrieve.metadata.
 canonical_metadata`), so every source of documents gets one: FinanceBench's document
 information, the lesson's metadata columns, HTML/SGML/PDF metadata, an index's manifest.
 
@@ -28,9 +28,10 @@ import numpy as np
 from finchunk.model import Document
 from finchunk.retrieve.analyzers import Analyzer
 from finchunk.retrieve.bm25 import BM25Params
-from finchunk.retrieve.filters import Filter, MetadataIndex, canonical_metadata
+from finchunk.retrieve.filters import Filter, MetadataIndex
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.mentions import Issuer, issuer_names
+from finchunk.retrieve.metadata import canonical_metadata
 
 #: Fiscal periods that add nothing to a card (a 10-K's period is the fiscal year).
 _WHOLE_YEAR = frozenset({"fy", "annual", "year", ""})

