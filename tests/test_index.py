@@ -20,7 +20,7 @@ from finchunk.retrieve.build import IndexConfig, build_index, file_sources
 from finchunk.retrieve.deliver import Delivery
 from finchunk.retrieve.dense import HashingEmbedder
 from finchunk.retrieve.filters import parse_filter
-from finchunk.retrieve.kinds import Distinct
+from finchunk.retrieve.kinds import Distinct, FilterStatistics
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.retriever import RetrieverKind
 from finchunk.retrieve.search import SearchOptions, search
@@ -142,6 +142,46 @@ def test_explicit_filters_restrict_documents(corpus):
     none = SearchOptions(k=5, filters=(parse_filter("year=1999"),))
     res = search(index, "rates", none)
     assert res.hits == [] and "no document matches" in res.notes[-1]
+
+
+@pytest.mark.parametrize("kind", [RetrieverKind.BM25, RetrieverKind.HYBRID, "bm25/dense@5"])
+def test_a_filtered_search_scores_with_the_kept_documents_statistics(corpus, tmp_path, kind):
+    docs, idx = corpus
+    index = Index.open(idx)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    for name in ("repsol.md", "repsol.meta.json"):
+        (alone / name).write_bytes((docs / name).read_bytes())
+    build(alone, tmp_path / "alone-idx")
+    q = "riesgos del grupo repsol y tipos de cambio"
+    only = SearchOptions(k=5, retriever=kind)
+    want = search(Index.open(tmp_path / "alone-idx"), q, only, embedder=EMB)
+    filters = (parse_filter("issuer=repsol"),)
+    kept = search(index, q, SearchOptions(k=5, retriever=kind, filters=filters), embedder=EMB)
+    assert [(h.chunk_id, h.score) for h in kept.hits] == [
+        (h.chunk_id, h.score) for h in want.hits
+    ]  # as an index of Repsol's report alone
+    masked = SearchOptions(
+        k=5, retriever=kind, filters=filters, filter_statistics=FilterStatistics.INDEX
+    )
+    got = search(index, q, masked, embedder=EMB)
+    assert {h.doc_id for h in got.hits} == {"repsol"}
+    if kind is RetrieverKind.BM25:  # masking keeps the whole index's scores
+        every = {h.chunk_id: h.score for h in search(index, q, SearchOptions(k=50)).hits}
+        assert all(every[h.chunk_id] == h.score for h in got.hits)
+        assert [h.score for h in got.hits] != [h.score for h in kept.hits]
+
+
+def test_texts_at_reads_the_rows_of_the_positions_asked_for(corpus):
+    docs, idx = corpus
+    (docs / "acme.md").write_text(ACME + "\n\nA new paragraph.\n", encoding="utf-8")
+    time.sleep(0.05)
+    build(docs, idx)  # a second segment; acme's old rows are dead
+    index = Index.open(idx)
+    assert len(index.header.segments) == 2
+    positions = np.array([index.size - 1, 0, 2], dtype=np.int64)
+    got = index.texts_at(positions)
+    assert got == [Index.open(idx).texts[i] for i in positions.tolist()]
 
 
 def test_auto_filter_uses_names_tickers_and_years_in_the_question(corpus):

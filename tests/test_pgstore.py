@@ -23,6 +23,7 @@ pgserver = pytest.importorskip(
 from finchunk.cli import app  # noqa: E402
 from finchunk.retrieve.build import Source, build_index  # noqa: E402
 from finchunk.retrieve.filters import Filter  # noqa: E402
+from finchunk.retrieve.kinds import FilterStatistics  # noqa: E402
 from finchunk.retrieve.pgstore import SCHEMA, PgIndex, build_pg_index, connect  # noqa: E402
 from finchunk.retrieve.search import SearchOptions, search  # noqa: E402
 from finchunk.retrieve.store import Index  # noqa: E402
@@ -73,12 +74,15 @@ def test_results_scores_and_citations_equal_the_local_index(built, retriever: st
     local, url = built
     filters = [(), (Filter("year", "2023"),), (Filter("issuer", _issuer(local)),)]
     filters.append((Filter("year", "1999"),))  # no document: the same note
+    masked = FilterStatistics.INDEX  # PostgreSQL's filtered statistics are the index's
     with PgIndex(url) as pg:
         for q in QUERIES:
             for f in filters:
-                opts = SearchOptions(k=10, retriever=retriever, filters=f)
+                opts = SearchOptions(k=10, retriever=retriever, filters=f, filter_statistics=masked)
                 want, got = search(local, q, opts), pg.search(q, opts)
                 assert got.to_json() == want.to_json(), (q, f)
+        kept = pg.search(QUERIES[0], SearchOptions(filters=filters[1]))
+        assert any("whole index's BM25 statistics" in n for n in kept.notes)
 
 
 def test_hnsw_recall_at_10_against_exact(built) -> None:

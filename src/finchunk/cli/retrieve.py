@@ -40,7 +40,7 @@ from finchunk.cli.common import (
     work_on,
 )
 from finchunk.errors import InputError
-from finchunk.retrieve.kinds import Distinct, RetrieverKind
+from finchunk.retrieve.kinds import Distinct, FilterStatistics, RetrieverKind
 
 RetrieverOpt = Annotated[
     str,
@@ -139,6 +139,13 @@ def search_cmd(
         list[str] | None, typer.Option("--filter", help="FIELD=VALUE (issuer, year, doc_type).")
     ] = None,
     auto_filter: Annotated[bool, typer.Option(help="Filters from the question's names.")] = False,
+    filter_statistics: Annotated[
+        FilterStatistics,
+        typer.Option(
+            help="BM25 statistics of a filtered search: kept (an index of the documents "
+            "kept, as eval) or index (the whole index's; the filter only masks)."
+        ),
+    ] = FilterStatistics.KEPT,
     distinct: Annotated[
         Distinct, typer.Option(help="At most one result per page or per document.")
     ] = Distinct.NONE,
@@ -176,6 +183,7 @@ def search_cmd(
             tuple(parse_filters(filter_ or [])),
             auto_filter,
             Delivery(shown, per_entity, budget),
+            filter_statistics,
         )
         if is_database_url(index):
             from finchunk.retrieve.pgstore import PgIndex

@@ -35,6 +35,7 @@ from finchunk.retrieve.retriever import (
     InMemoryTexts,
     RetrieverOptions,
     RetrieverSpec,
+    Within,
     make_retriever,
     parse_retriever,
 )
@@ -144,7 +145,7 @@ class _Ranker:
             (self.doc_pos[c.doc_id] for c in chunks), dtype=np.int64, count=len(chunks)
         )
         self._shared: Retriever | None = None
-        self._isolated: dict[tuple[str, ...], tuple[np.ndarray, Retriever]] = {}
+        self._isolated: dict[tuple[str, ...], Within] = {}
         self.facts = ChunkFacts(
             self.chunk_doc,
             np.fromiter((c.pages[0] if c.pages else -1 for c in chunks), np.int64, len(chunks)),
@@ -161,11 +162,11 @@ class _Ranker:
         keep[[self.doc_pos[d] for d in docs if d in self.doc_pos]] = True
         return keep[self.chunk_doc]
 
-    def isolated(self, docs: tuple[str, ...]) -> tuple[np.ndarray, Retriever]:
+    def isolated(self, docs: tuple[str, ...]) -> Within:
         if docs not in self._isolated:
             positions = np.flatnonzero(self._doc_mask(docs))
-            sub = self.source.subset(positions)
-            self._isolated[docs] = (positions, make_retriever(self.spec, sub, self.options))
+            sub = make_retriever(self.spec, self.source.subset(positions), self.options)
+            self._isolated[docs] = Within(positions, sub, len(self.chunks))
         return self._isolated[docs]
 
     def hits(self, q: Query, k: int) -> tuple[Hits, np.ndarray | None]:
@@ -175,11 +176,8 @@ class _Ranker:
         if not q.isolated:
             mask = self._doc_mask(q.docs)
             return self.shared().search(q.text, k, mask), np.flatnonzero(mask)
-        positions, retriever = self.isolated(q.docs)
-        if not positions.size:
-            return Hits.empty(), positions
-        found = retriever.search(q.text, k)
-        return Hits(positions[found.positions], found.scores), positions
+        within = self.isolated(q.docs)
+        return within.search(q.text, k), within.positions
 
     def padded(self, hits: Hits, reachable: np.ndarray | None, k: int) -> Hits:
         """``hits`` filled up to ``k`` with the reachable chunks the retriever did not rank,

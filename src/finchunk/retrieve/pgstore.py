@@ -61,6 +61,7 @@ from finchunk.retrieve.build import (
 )
 from finchunk.retrieve.dense import Embedder, make_embedder
 from finchunk.retrieve.filters import Filter, words
+from finchunk.retrieve.kinds import FilterStatistics
 from finchunk.retrieve.retriever import RetrieverOptions, make_retriever, parse_retriever
 from finchunk.retrieve.search import Hit, SearchOptions, SearchResult
 
@@ -653,6 +654,12 @@ class PgIndex:
             )
         spec = parse_retriever(options.retriever)
         result = SearchResult(query, spec, [], list(options.filters), [])
+        if options.filters and options.filter_statistics is FilterStatistics.KEPT:
+            result.notes.append(
+                "filter statistics: PostgreSQL scores a filtered search with the whole "
+                "index's BM25 statistics (as --filter-statistics index); a local index "
+                "scores it with the kept documents' own"
+            )
         with self.generation(options.filters) as gen:
             self.last_generation = gen.name
             if options.filters and not self._any_document(gen):

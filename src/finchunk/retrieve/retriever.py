@@ -28,7 +28,7 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.retrieve.analyzers import PLAIN, Analyzer, AnalyzerName, analyzer
-from finchunk.retrieve.base import Reranker, Retriever
+from finchunk.retrieve.base import Hits, Reranker, Retriever
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
@@ -60,13 +60,24 @@ class TextSource(Protocol):
 
 
 class InMemoryTexts:
-    """A :class:`TextSource` over texts in memory; each part is built once, on first use."""
+    """A :class:`TextSource` over texts in memory; each part is built once, on first use.
+    ``vectors``: passage vectors already computed, by embedding model name (a persisted
+    index's), used instead of embedding the texts again."""
 
-    def __init__(self, texts: Sequence[str], documents: DocumentMap | None = None) -> None:
+    def __init__(
+        self,
+        texts: Sequence[str],
+        documents: DocumentMap | None = None,
+        vectors: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
         self._texts = list(texts)
         if documents is not None and documents.groups.size != len(self._texts):
             raise ValueError(f"document map for {documents.groups.size} of {len(texts)} texts")
         self._documents = documents
+        self._vectors = dict(vectors or {})
+        for name, v in self._vectors.items():
+            if len(v) != len(self._texts):
+                raise ValueError(f"{len(v)} vectors of {name} for {len(self._texts)} texts")
         self._lexical: dict[BM25Params, LexicalIndex] = {}
         self._dense: dict[str, DenseIndex] = {}
         self._candidates: dict[str, CandidateVectors] = {}
@@ -89,22 +100,50 @@ class InMemoryTexts:
 
     def dense(self, embedder: Embedder) -> DenseIndex:
         if embedder.name not in self._dense:
-            self._dense[embedder.name] = DenseIndex.build(self._texts, embedder)
+            stored = self._vectors.get(embedder.name)
+            self._dense[embedder.name] = (
+                DenseIndex.build(self._texts, embedder)
+                if stored is None
+                else DenseIndex(np.asarray(stored, dtype=np.float32), embedder)
+            )
         return self._dense[embedder.name]
 
     def candidate_vectors(self, embedder: Embedder) -> CandidateVectors:
         if embedder.name not in self._candidates:
-            self._candidates[embedder.name] = CandidateVectors(self._texts, embedder)
+            stored = self._vectors.get(embedder.name)
+            self._candidates[embedder.name] = CandidateVectors(self._texts, embedder, stored)
         return self._candidates[embedder.name]
 
     def subset(self, positions: np.ndarray) -> InMemoryTexts:
         """The texts at ``positions`` as a source of their own (own BM25 statistics);
         passage vectors already computed are sliced, not embedded again."""
         docs = self._documents.subset(positions) if self._documents is not None else None
-        sub = InMemoryTexts([self._texts[i] for i in positions.tolist()], docs)
-        for name, d in self._dense.items():
-            sub._dense[name] = DenseIndex(d.vectors[positions], d.embedder)
-        return sub
+        vectors = {name: v[positions] for name, v in self._vectors.items()}
+        vectors.update(
+            {n: d.vectors[positions] for n, d in self._dense.items() if n not in vectors}
+        )
+        return InMemoryTexts([self._texts[i] for i in positions.tolist()], docs, vectors)
+
+
+class Within:
+    """A retriever over some texts of a source (``positions``, ascending), built on them
+    alone, so it scores with their own statistics (a filtered search's kept documents);
+    it answers in the source's positions, and a ``mask`` is the source's (``size`` long)."""
+
+    def __init__(self, positions: np.ndarray, retriever: Retriever, size: int) -> None:
+        self.positions = positions
+        self.retriever = retriever
+        self._size = size
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
+        if not self.positions.size:
+            return Hits.empty()
+        found = self.retriever.search(query, k, None if mask is None else mask[self.positions])
+        return Hits(self.positions[found.positions], found.scores)
 
 
 # --- options and names ----------------------------------------------------------------------

@@ -19,7 +19,7 @@ from finchunk.retrieve.base import Hits, Retriever
 from finchunk.retrieve.deliver import AS_RANKED, Delivery, deliver, interleave
 from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import Filter
-from finchunk.retrieve.kinds import Distinct
+from finchunk.retrieve.kinds import Distinct, FilterStatistics
 from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec, parse_retriever
 from finchunk.retrieve.store import Index
 from finchunk.retrieve.text import normalize, query_terms
@@ -37,6 +37,9 @@ class SearchOptions:
     filters: tuple[Filter, ...] = ()
     auto_filter: bool = False
     delivery: Delivery = AS_RANKED  # distinct pages/documents, per entity, a budget
+    #: A filtered search scores with the kept documents' statistics (as ``eval`` does) or
+    #: the whole index's (the filter only masks).
+    filter_statistics: FilterStatistics = FilterStatistics.KEPT
 
 
 @dataclass(frozen=True)
@@ -184,7 +187,10 @@ def search(
     if mask is not None and not mask.any():
         notes.append("no document matches the filters " + ", ".join(map(str, filters)))
         return result
-    retriever = index.retriever(spec, embedder)
+    kept = None
+    if mask is not None and options.filter_statistics is FilterStatistics.KEPT:
+        kept = np.flatnonzero(mask)
+    retriever = index.retriever(spec, embedder, kept)
     if options.delivery.plain:
         ranked = retriever.search(query, options.k, mask)
     else:

