@@ -15,6 +15,7 @@ import pytest
 
 from finchunk.errors import InputError
 from finchunk.parse import load
+from finchunk.retrieve import search as search_module
 from finchunk.retrieve.bm25 import BM25Index
 from finchunk.retrieve.build import IndexConfig, build_index, file_sources
 from finchunk.retrieve.deliver import Delivery
@@ -145,7 +146,9 @@ def test_explicit_filters_restrict_documents(corpus):
 
 
 @pytest.mark.parametrize("kind", [RetrieverKind.BM25, RetrieverKind.HYBRID, "bm25/dense@5"])
-def test_a_filtered_search_scores_with_the_kept_documents_statistics(corpus, tmp_path, kind):
+def test_a_filtered_search_scores_with_the_kept_documents_statistics(
+    corpus, tmp_path, kind, monkeypatch
+):
     docs, idx = corpus
     index = Index.open(idx)
     alone = tmp_path / "alone"
@@ -158,6 +161,7 @@ def test_a_filtered_search_scores_with_the_kept_documents_statistics(corpus, tmp
     want = search(Index.open(tmp_path / "alone-idx"), q, only, embedder=EMB)
     filters = (parse_filter("issuer=repsol"),)
     kept = search(index, q, SearchOptions(k=5, retriever=kind, filters=filters), embedder=EMB)
+    assert not any("filter statistics" in n for n in kept.notes)  # auto: a few kept: their own
     assert [(h.chunk_id, h.score) for h in kept.hits] == [
         (h.chunk_id, h.score) for h in want.hits
     ]  # as an index of Repsol's report alone
@@ -170,6 +174,12 @@ def test_a_filtered_search_scores_with_the_kept_documents_statistics(corpus, tmp
         every = {h.chunk_id: h.score for h in search(index, q, SearchOptions(k=50)).hits}
         assert all(every[h.chunk_id] == h.score for h in got.hits)
         assert [h.score for h in got.hits] != [h.score for h in kept.hits]
+        monkeypatch.setattr(search_module, "KEPT_LIMIT", 1)  # auto: too many kept, masked
+        auto = search(index, q, SearchOptions(k=5, retriever=kind, filters=filters))
+        assert [(h.chunk_id, h.score) for h in auto.hits] == [
+            (h.chunk_id, h.score) for h in got.hits
+        ]
+        assert any("scored with the whole index's BM25 statistics" in n for n in auto.notes)
 
 
 def test_texts_at_reads_the_rows_of_the_positions_asked_for(corpus):

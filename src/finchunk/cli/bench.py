@@ -123,7 +123,7 @@ def financebench(
         FilterStatistics,
         typer.Option(
             help="BM25 statistics of the filtered scope: kept (an index of the filings kept) "
-            "or index (all filings'; the filter only masks)."
+            "or index (all filings'; the filter only masks); auto is kept here."
         ),
     ] = FilterStatistics.KEPT,
     bm25_k1: BM25K1Opt = None,

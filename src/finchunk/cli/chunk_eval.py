@@ -249,7 +249,7 @@ FilterStatisticsOpt = Annotated[
     FilterStatistics,
     typer.Option(
         help="BM25 statistics of a filtered search: kept (an index of the documents kept) "
-        "or index (the whole corpus's; the filter only masks)."
+        "or index (the whole corpus's; the filter only masks); auto is kept here."
     ),
 ]
 OutOpt = Annotated[

@@ -143,9 +143,10 @@ def search_cmd(
         FilterStatistics,
         typer.Option(
             help="BM25 statistics of a filtered search: kept (an index of the documents "
-            "kept, as eval) or index (the whole index's; the filter only masks)."
+            "kept, as eval), index (the whole index's; the filter only masks), or auto "
+            "(kept when they are at most 5,000 chunks)."
         ),
-    ] = FilterStatistics.KEPT,
+    ] = FilterStatistics.AUTO,
     distinct: Annotated[
         Distinct, typer.Option(help="At most one result per page or per document.")
     ] = Distinct.NONE,

@@ -265,7 +265,7 @@ def scope_queries(
         return [Query(q.id, q.question, (q.doc_name,), isolated=True) for q in questions]
     if scope is FBScope.CORPUS or plans is None:
         return [Query(q.id, q.question) for q in questions]
-    isolated = statistics is FilterStatistics.KEPT
+    isolated = statistics is not FilterStatistics.INDEX  # auto: kept
     return [Query(q.id, q.question, plans[q.id].filings, isolated) for q in questions]
 
 

@@ -148,7 +148,7 @@ def queries(
         if found is not None:
             docs = found if docs is None else docs & found
         entities = named.entities(q.text) if named and per_entity else ()
-        isolated = found is not None and statistics is FilterStatistics.KEPT
+        isolated = found is not None and statistics is not FilterStatistics.INDEX  # auto: kept
         out.append(
             Query(q.id, q.text, None if docs is None else tuple(sorted(docs)), isolated, entities)
         )

@@ -654,7 +654,7 @@ class PgIndex:
             )
         spec = parse_retriever(options.retriever)
         result = SearchResult(query, spec, [], list(options.filters), [])
-        if options.filters and options.filter_statistics is FilterStatistics.KEPT:
+        if options.filters and options.filter_statistics is not FilterStatistics.INDEX:
             result.notes.append(
                 "filter statistics: PostgreSQL scores a filtered search with the whole "
                 "index's BM25 statistics (as --filter-statistics index); a local index "

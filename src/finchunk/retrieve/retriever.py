@@ -61,19 +61,21 @@ class TextSource(Protocol):
 
 class InMemoryTexts:
     """A :class:`TextSource` over texts in memory; each part is built once, on first use.
-    ``vectors``: passage vectors already computed, by embedding model name (a persisted
-    index's), used instead of embedding the texts again."""
+    ``documents`` may be a function that makes the map when a retriever first asks for it
+    (cards cost a persisted index's search a second per 10k documents). ``vectors``:
+    passage vectors already computed, by embedding model name (a persisted index's), used
+    instead of embedding the texts again."""
 
     def __init__(
         self,
         texts: Sequence[str],
-        documents: DocumentMap | None = None,
+        documents: DocumentMap | Callable[[], DocumentMap] | None = None,
         vectors: Mapping[str, np.ndarray] | None = None,
     ) -> None:
         self._texts = list(texts)
-        if documents is not None and documents.groups.size != len(self._texts):
-            raise ValueError(f"document map for {documents.groups.size} of {len(texts)} texts")
-        self._documents = documents
+        self._documents_of = documents if callable(documents) else None
+        self._documents = None if callable(documents) else documents
+        self._check_documents()
         self._vectors = dict(vectors or {})
         for name, v in self._vectors.items():
             if len(v) != len(self._texts):
@@ -88,7 +90,15 @@ class InMemoryTexts:
 
     @property
     def documents(self) -> DocumentMap | None:
+        if self._documents_of is not None:
+            self._documents, self._documents_of = self._documents_of(), None
+            self._check_documents()
         return self._documents
+
+    def _check_documents(self) -> None:
+        d = self._documents
+        if d is not None and d.groups.size != len(self._texts):
+            raise ValueError(f"document map for {d.groups.size} of {len(self._texts)} texts")
 
     def lexical(self, analyzer: Analyzer, params: BM25Params) -> LexicalIndex:
         """BM25 with ``analyzer``'s parameters from ``params``; one index per distinct
@@ -117,7 +127,7 @@ class InMemoryTexts:
     def subset(self, positions: np.ndarray) -> InMemoryTexts:
         """The texts at ``positions`` as a source of their own (own BM25 statistics);
         passage vectors already computed are sliced, not embedded again."""
-        docs = self._documents.subset(positions) if self._documents is not None else None
+        docs = self.documents.subset(positions) if self.documents is not None else None
         vectors = {name: v[positions] for name, v in self._vectors.items()}
         vectors.update(
             {n: d.vectors[positions] for n, d in self._dense.items() if n not in vectors}

@@ -19,7 +19,7 @@ from finchunk.retrieve.base import Hits, Retriever
 from finchunk.retrieve.deliver import AS_RANKED, Delivery, deliver, interleave
 from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import Filter
-from finchunk.retrieve.kinds import Distinct, FilterStatistics
+from finchunk.retrieve.kinds import KEPT_LIMIT, Distinct, FilterStatistics
 from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec, parse_retriever
 from finchunk.retrieve.store import Index
 from finchunk.retrieve.text import normalize, query_terms
@@ -37,9 +37,9 @@ class SearchOptions:
     filters: tuple[Filter, ...] = ()
     auto_filter: bool = False
     delivery: Delivery = AS_RANKED  # distinct pages/documents, per entity, a budget
-    #: A filtered search scores with the kept documents' statistics (as ``eval`` does) or
-    #: the whole index's (the filter only masks).
-    filter_statistics: FilterStatistics = FilterStatistics.KEPT
+    #: A filtered search scores with the kept documents' statistics (as ``eval`` does), the
+    #: whole index's (the filter only masks), or the kept ones' when they are few (auto).
+    filter_statistics: FilterStatistics = FilterStatistics.AUTO
 
 
 @dataclass(frozen=True)
@@ -187,10 +187,7 @@ def search(
     if mask is not None and not mask.any():
         notes.append("no document matches the filters " + ", ".join(map(str, filters)))
         return result
-    kept = None
-    if mask is not None and options.filter_statistics is FilterStatistics.KEPT:
-        kept = np.flatnonzero(mask)
-    retriever = index.retriever(spec, embedder, kept)
+    retriever = index.retriever(spec, embedder, _kept(mask, options.filter_statistics, notes))
     if options.delivery.plain:
         ranked = retriever.search(query, options.k, mask)
     else:
@@ -199,6 +196,22 @@ def search(
         notes.append(f"{len(ranked)} of k={options.k}: no other chunk matches the question")
     result.hits = [_hit(index, r + 1, i, s) for r, (i, s) in enumerate(ranked)]
     return result
+
+
+def _kept(
+    mask: np.ndarray | None, statistics: FilterStatistics, notes: list[str]
+) -> np.ndarray | None:
+    """The positions a filtered search scores as an index of their own (None: it masks)."""
+    if mask is None or statistics is FilterStatistics.INDEX:
+        return None
+    kept = np.flatnonzero(mask)
+    if statistics is FilterStatistics.AUTO and kept.size > KEPT_LIMIT:
+        notes.append(
+            f"filter statistics: the filters keep {kept.size:,} chunks (more than "
+            f"{KEPT_LIMIT:,}): scored with the whole index's BM25 statistics"
+        )
+        return None
+    return kept
 
 
 def _hit(index: Index, rank: int, position: int, score: float) -> Hit:

@@ -464,7 +464,11 @@ class Index:
 
         model = self.header.model
         stored = {} if model is None or not vectors else {model: self.vectors()[positions]}
-        return InMemoryTexts(self.texts_at(positions), self.documents.subset(positions), stored)
+
+        def documents() -> DocumentMap:
+            return self.documents.subset(positions)
+
+        return InMemoryTexts(self.texts_at(positions), documents, stored)
 
     def document_rows(self) -> dict[str, dict[str, Any]]:
         """The live documents' rows by id (each segment's rows that the manifest uses)."""
