@@ -23,7 +23,7 @@ from typing import Any
 
 from finchunk.errors import ParseError
 from finchunk.files import read_bytes
-from finchunk.model import Document, Element, ElementKind
+from finchunk.model import Document, Element, ElementKind, new_element
 from finchunk.parse.encoding import cut_tail_warning, utf8_with_cut_tail
 from finchunk.parse.sec_patterns import SUPERSCRIPT_DIGITS, sup_mark
 
@@ -450,9 +450,7 @@ def _first_pass(text: str, lines: _Lines) -> _Parsed:
             m = _NOTE_PARA.match(text, start)
             if m and any(_NOTES_SECTION.search(h) for h in section):
                 kind, mark = ElementKind.NOTE, _note_ref_mark(m.group(1))
-        # Positional: Element(kind, start, end, level, section, cites, mark), a fifth
-        # faster than by keyword.
-        out.elements.append(Element(kind, start, end, level, section, (), mark))
+        out.elements.append(new_element(kind, start, end, level, section, (), mark))
         out.starts.append(start)
         out.ends.append(end)
     return out
@@ -468,7 +466,7 @@ def _with_cites(text: str, parsed: _Parsed) -> tuple[Element, ...]:
             continue
         cites = _cites(text[e.start : e.end], defined, e.mark)
         if cites:
-            elements[k] = Element(e.kind, e.start, e.end, e.level, e.section, cites, e.mark)
+            elements[k] = new_element(e.kind, e.start, e.end, e.level, e.section, cites, e.mark)
     return tuple(elements)
 
 
