@@ -211,23 +211,24 @@ class _Pass:
             run.flush(out)
             self._split_long(e, out)
             return
-        cost = run.cost(i, e)
-        if notes:
-            cost += run.note_cost(notes, self.doc.elements)
-        opens = e.kind is _NOTE  # a note is a topic of its own, like a sub-heading
-        if not run.empty() and (opens or run.section != e.section or run.size + cost > self.size):
-            run.flush(out)
+        if run.spans:  # not empty: flush it unless ``e`` joins it
+            cost = run.cost(i, e)
+            if notes:
+                cost += run.note_cost(notes, self.doc.elements)
+            opens = e.kind is _NOTE  # a note is a topic of its own, like a sub-heading
+            if opens or run.section != e.section or run.size + cost > self.size:
+                run.flush(out)
         run.add(i, e)
         for n in notes:
             run.attach(n, self.doc.elements[n])
 
     def _split_long(self, e: Element, out: list[Chunk]) -> None:
         """An element on its own: one chunk, or recursive pieces when longer than ``size``."""
-        text = self.doc.text
+        text, kind = self.doc.text, chunk_kind(e.kind)
         for s, t in recursive_ranges(text, e.start, e.end, self.size):
             s, t = trim_span(text, s, t)
             if t > s:
-                out.append(self._chunk([(s, t)], e.section, chunk_kind(e.kind)))
+                out.append(self._chunk([(s, t)], e.section, kind))
 
 
 def _note_homes(doc: Document, notes: list[int], groups: list[Span]) -> dict[int, set[int]]:
