@@ -453,7 +453,7 @@ def _first_pass(text: str, lines: _Lines) -> _Parsed:
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, heading))
-            section = tuple(h for _, h in stack)
+            section = tuple([h for _, h in stack])  # a list: no generator to resume
             if out.first_heading is None:
                 out.first_heading = heading
         elif kind is _TEXT and mark is None and text[start] == "N":
