@@ -77,6 +77,8 @@ def recursive_ranges(
     if end - start <= size or _trimmed_len(text, start, end) <= size:
         return [(start, end)]
     for i, sep in enumerate(separators):
+        if text.find(sep, start, end) < 0:
+            continue  # one piece: _cut would copy and split the range to find that out
         ends = _cut(text, start, end, sep)
         if len(ends) > 1:
             return _merge_or_recurse(text, start, ends, size, separators[i + 1 :])
