@@ -147,15 +147,23 @@ def file_sources(paths: Iterable[str | Path]) -> list[Source]:
     A file's id is its stem; a file found under a directory gets its path relative to that
     directory, without the suffix (``reports/2024/acme``). Ids must be unique.
     """
-    found: dict[str, tuple[str, tuple[int, ...]]] = {}
-    for raw in paths:
-        for doc_id, f, key in _sources_of(Path(raw)):
-            if doc_id in found and found[doc_id][0] != f:
-                raise InputError(f"{f}: document id {doc_id!r} is also used by {found[doc_id][0]}")
-            found[doc_id] = (f, key)
-    if not found:
+    paths = list(paths)
+    listed = [item for raw in paths for item in _sources_of(Path(raw))]
+    if not listed:
         raise InputError("no supported documents found in " + ", ".join(map(str, paths)))
+    found = {doc_id: (f, key) for doc_id, f, key in listed}  # the last listing wins
+    if len(found) < len(listed):
+        _check_unique(listed)
     return [_file_source(i, f, key) for i, (f, key) in found.items()]
+
+
+def _check_unique(listed: Sequence[tuple[str, str, tuple[int, ...]]]) -> None:
+    """InputError when two different files have the same id (one file listed twice, from
+    a folder and by name, is one source)."""
+    first: dict[str, str] = {}
+    for doc_id, f, _ in listed:
+        if first.setdefault(doc_id, f) != f:
+            raise InputError(f"{f}: document id {doc_id!r} is also used by {first[doc_id]}")
 
 
 def document_sources(docs: Sequence[Document]) -> list[Source]:
