@@ -373,3 +373,17 @@ def test_bad_inputs_name_the_path(tmp_path):
     with pytest.raises(Exception, match="bad.meta.json"):  # said when the file is first read
         build_index(file_sources([docs]), tmp_path / "with-bad-sidecar")
     assert not (tmp_path / "with-bad-sidecar" / "CURRENT").exists()
+
+
+def test_two_files_with_one_id_are_refused_and_one_file_named_twice_is_one(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\ntext\n", encoding="utf-8")
+    (docs / "b.md").write_text("# B\n\ntext\n", encoding="utf-8")
+    assert [s.doc_id for s in file_sources([docs, docs / "a.md"])] == ["a", "b"]
+    (docs / "a.txt").write_text("other text\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"document id 'a' is also used by"):
+        file_sources([docs])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match=r"no supported documents found in .*empty"):
+        file_sources(iter([tmp_path / "empty"]))  # any iterable, named in the error
