@@ -267,12 +267,18 @@ def test_index_without_vectors_serves_bm25_and_says_dense_is_missing(tmp_path):
     assert search(index, "rates", SearchOptions(k=1)).hits[0].doc_id == "acme"
     with pytest.raises(InputError, match="no dense vectors"):
         search(index, "rates", SearchOptions(retriever=RetrieverKind.DENSE))
+    filtered = SearchOptions(retriever=RetrieverKind.DENSE, filters=(parse_filter("year=2023"),))
+    with pytest.raises(InputError, match="no dense vectors"):  # filtered: the same refusal
+        search(index, "rates", filtered)
 
 
 def test_other_version_and_other_model_are_refused_clearly(corpus):
     _, idx = corpus
     with pytest.raises(IndexMismatchError, match="hashing-256.*hashing-64"):
         Index.open(idx).dense(HashingEmbedder(64))
+    year = SearchOptions(retriever=RetrieverKind.DENSE, filters=(parse_filter("year=2023"),))
+    with pytest.raises(IndexMismatchError, match="hashing-256.*hashing-64"):  # filtered too
+        search(Index.open(idx), "rates", year, embedder=HashingEmbedder(64))
     gen = idx / (idx / "CURRENT").read_text().strip()
     manifest = json.loads((gen / "manifest.json").read_text())
     manifest["finchunk_version"] = "0.0.1"

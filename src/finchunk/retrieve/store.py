@@ -605,7 +605,10 @@ class Index:
         options = RetrieverOptions(embedder=model, bm25=self.header.bm25_params)
         if kept is None:
             return make_retriever(spec, self, options)
-        sub = self.subset(kept, vectors=parse_retriever(spec).needs_embedder)
+        embeds = parse_retriever(spec).needs_embedder
+        if embeds:
+            self.dense(embedder)  # an unfiltered search's checks: vectors, the same model
+        sub = self.subset(kept, vectors=embeds)
         return Within(kept, make_retriever(spec, sub, options), self.size)
 
 
