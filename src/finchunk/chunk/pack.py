@@ -68,10 +68,7 @@ class Run:
             elements = self.doc.elements
             spans += [elements[i].span for i in sorted(self.notes)]
         kind = next(iter(self.kinds)) if len(self.kinds) == 1 else ChunkKind.MIXED
-        if self.header:
-            out.append(make_chunk(self.doc, spans, header=True, section=self.section, kind=kind))
-        else:  # make_chunk's work without a header, one call less per chunk
-            out.append(Chunk.build(self.doc, spans, section=self.section, kind=kind))
+        out.append(make_chunk(self.doc, spans, header=self.header, section=self.section, kind=kind))
         self.spans, self.notes, self.size = [], [], 0
         self.kinds = set()
         self._last_index = -2

@@ -202,9 +202,7 @@ class _Pass:
         return True
 
     def _chunk(self, spans: list[Span], section: tuple[str, ...], kind: ChunkKind) -> Chunk:
-        if not self.cfg.header:  # make_chunk's work without a header: build
-            return Chunk.build(self.doc, spans, section=section, kind=kind)
-        return make_chunk(self.doc, spans, header=True, section=section, kind=kind)
+        return make_chunk(self.doc, spans, header=self.cfg.header, section=section, kind=kind)
 
     def _pack(self, run: Run, i: int, e: Element, notes: Sequence[int], out: list[Chunk]) -> None:
         if e.end - e.start > self.size:
