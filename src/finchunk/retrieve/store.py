@@ -32,7 +32,7 @@ import os
 import re
 import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -606,8 +606,8 @@ class Index:
         if kept is None:
             return make_retriever(spec, self, options)
         embeds = parse_retriever(spec).needs_embedder
-        if embeds:
-            self.dense(embedder)  # an unfiltered search's checks: vectors, the same model
+        if embeds:  # an unfiltered search's checks (vectors, the same model); its embedder
+            options = replace(options, embedder=self.dense(embedder).embedder)
         sub = self.subset(kept, vectors=embeds)
         return Within(kept, make_retriever(spec, sub, options), self.size)
 
