@@ -371,3 +371,37 @@ def test_needed_width_lets_headers_wrap_at_spaces() -> None:
     t.add_row("12345")
     # "chunk" and "chars" are the longest words: 5 + padding 2 + two rules.
     assert needed_width(Console(width=80), t) == 5 + 2 + 2
+
+
+def test_plain_progress_takes_a_new_total() -> None:
+    out = Console(record=True, width=200)
+    clock = Clock()
+    with PlainProgress(out, every=5, clock=clock) as bar:
+        task = bar.add_task("embedding passages", total=10)
+        bar.update(task, total=40)
+        clock.now += 6
+        bar.advance(task, 10)
+    assert out.export_text().splitlines() == ["embedding passages: 10/40 (25 %), 6 s"]
+
+
+def test_eval_shows_an_embedding_line_for_retrievers_that_embed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from finchunk.cli import chunk_eval
+    from finchunk.evaluate.harness import Variant
+    from finchunk.retrieve.dense import Watched
+
+    monkeypatch.setattr(common, "err_console", Console(stderr=True, force_terminal=False))
+    bar = common.progress_bar()
+    chunker = object()
+    variants = [
+        Variant("s", chunker, "bm25", embedder="hashing"),  # type: ignore[arg-type]
+        Variant("s", chunker, "dense", embedder="hashing"),  # type: ignore[arg-type]
+        Variant("s", chunker, "bm25/dense@20+0.5", embedder="hashing"),  # type: ignore[arg-type]
+    ]
+    out = chunk_eval._watched(variants, bar)
+    assert out[0].embedder == "hashing"
+    assert isinstance(out[1].embedder, Watched) and out[1].embedder is out[2].embedder
+    out[1].embedder.embed_passages(["a", "b", "c"])
+    (task,) = bar._tasks
+    assert (task.description, task.total, task.completed) == ("embedding passages", 3, 3)

@@ -85,3 +85,33 @@ def test_off_switch_and_cheap_embedders_skip_the_cache(
     embed_passages(e, TEXTS[:5])
     embed_passages(e, TEXTS[:5])
     assert e.embedded == 10 and not cache_dir.exists()
+
+
+def test_a_watched_embedder_reports_what_each_call_needs_and_does(cache_dir: Path) -> None:
+    from finchunk.retrieve.dense import Watched
+
+    needed, done = [], []
+    inner = Counting()
+    watched = Watched(inner, needed.append, done.append)
+    assert (watched.name, watched.dim) == (inner.name, inner.dim)
+    embed_passages(inner, TEXTS[:100])  # cached before: found, not embedded again
+    vectors = DenseIndex.build(TEXTS, watched).vectors
+    assert needed == [300]
+    assert sum(done) == 300 and inner.embedded == 300  # 100 found, 200 embedded in batches
+    assert len(done) > 2
+    np.testing.assert_array_equal(vectors, embed_passages(inner, TEXTS))
+    np.testing.assert_array_equal(
+        watched.embed_queries(["revenue"]), inner.embed_queries(["revenue"])
+    )
+
+
+def test_watching_an_uncached_embedder_changes_no_vector() -> None:
+    from finchunk.retrieve.dense import Watched
+
+    needed, done = [], []
+    plain = HashingEmbedder(16)
+    watched = Watched(plain, needed.append, done.append)
+    np.testing.assert_array_equal(
+        embed_passages(watched, TEXTS), embed_passages(plain, TEXTS)
+    )
+    assert needed == [300] and sum(done) == 300

@@ -37,6 +37,7 @@ from finchunk.cli.common import (
     parse_list,
     progress_bar,
     user_errors,
+    watched_embedder,
 )
 from finchunk.retrieve.kinds import FilterStatistics
 
@@ -143,6 +144,8 @@ def financebench(
     """Page accuracy of chunking strategies on FinanceBench, next to the paper's Table 4.
     --dask chunks and embeds on a Dask cluster (the report is the same)."""
     with user_errors():
+        from dataclasses import replace
+
         from finchunk.cli.render import print_bench_report
         from finchunk.datasets.financebench import load_financebench
         from finchunk.evaluate.financebench import Progress, run_benchmark
@@ -167,6 +170,9 @@ def financebench(
         with parallel_on(dask), progress_bar() as bar:
             parsing = bar.add_task("parsing PDFs", total=len(fb.documents))
             ranking = bar.add_task("ranking", total=variants * len(config.scopes))
+            if any(r.needs_embedder for r in config.retrievers):
+                watched = watched_embedder(bar, embedder)
+                config = replace(config, options=replace(config.options, embedder=watched))
             ticks = Progress(
                 parsed=lambda: bar.advance(parsing),
                 ranked=lambda: bar.advance(ranking),

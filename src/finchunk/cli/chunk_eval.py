@@ -37,6 +37,7 @@ from finchunk.cli.common import (
     report_skipped,
     resolve_on_error,
     user_errors,
+    watched_embedder,
 )
 from finchunk.errors import InputError
 from finchunk.evaluate.scope import Scope
@@ -178,6 +179,24 @@ def _settings(
     )
 
 
+def _watched(variants: list[Variant], bar: Any) -> list[Variant]:
+    """The variants, those that embed with their passage embeddings shown on ``bar`` (one
+    watched embedder per model, shared: a model is loaded once)."""
+    from dataclasses import replace
+
+    from finchunk.retrieve.retriever import parse_retriever
+
+    watched: dict[str, Any] = {}
+    out = []
+    for v in variants:
+        if isinstance(v.embedder, str) and parse_retriever(v.retriever).needs_embedder:
+            if v.embedder not in watched:
+                watched[v.embedder] = watched_embedder(bar, v.embedder)
+            v = replace(v, embedder=watched[v.embedder])
+        out.append(v)
+    return out
+
+
 def _ranked_report(
     corpus: Corpus,
     variants: list[Variant],
@@ -198,6 +217,7 @@ def _ranked_report(
 
     with progress_bar() as bar:
         task = bar.add_task("ranking", total=len(variants) * len(corpus.answerable))
+        variants = _watched(variants, bar)
         report, _ = evaluate_runs(
             corpus, variants, ks, settings, lambda: bar.advance(task), on_run=write, keep_runs=False
         )

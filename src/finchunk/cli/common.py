@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
     from finchunk.retrieve.bm25 import BM25Params
+    from finchunk.retrieve.dense import Watched
 
 T = TypeVar("T")
 console = Console()
@@ -481,9 +482,12 @@ class PlainProgress:
         completed: float | None = None,
         advance: float | None = None,
         visible: bool | None = None,
+        total: float | None = None,
         **_: Any,
     ) -> None:
         t = self._tasks[task]
+        if total is not None:
+            t.total = total
         if completed is not None:
             t.completed = completed
         if advance:
@@ -518,6 +522,30 @@ def progress_bar() -> Progress | PlainProgress:
         console=err_console,
         transient=True,
     )
+
+
+def watched_embedder(bar: Progress | PlainProgress, embedder: str) -> Watched:
+    """The embedding model ``embedder``, its passage embeddings shown on ``bar`` as an
+    ``embedding passages`` task (added when the first vectors are asked for; its total
+    grows with each call: the corpus for a dense index, the candidates for a reranker)."""
+    from finchunk.retrieve.dense import Watched, make_embedder
+
+    task: int | None = None
+    needed = 0
+
+    def begin(n: int) -> None:
+        nonlocal task, needed
+        needed += n
+        if task is None:
+            task = bar.add_task("embedding passages", total=needed)
+        else:
+            bar.update(task, total=needed)
+
+    def advance(n: int) -> None:
+        if task is not None:
+            bar.advance(task, n)
+
+    return Watched(make_embedder(embedder), begin, advance)
 
 
 class StageBars:

