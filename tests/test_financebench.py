@@ -340,3 +340,26 @@ def test_cli_old_spellings_give_the_new_flags_report(data: Path, tmp_path: Path)
     report = json.loads(printed.stdout)
     report.pop("wall_s")
     assert report == drop_wall[1]
+
+
+def test_cli_delivers_distinct_pages_and_runs_dense_through_the_watched_embedder(
+    data: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "fb.json"
+    args = ["financebench", "--data", str(data), "--strategies", "base128", "--scope"]
+    result = CliRunner().invoke(
+        app,
+        [*args, "document", "--retriever", "bm25,dense", "--embedder", "hashing", "-k", "3"]
+        + ["--distinct", "page", "-o", str(out), "--run-out", str(tmp_path / "runs")],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "at most one chunk per page" in result.output
+    assert json.loads(out.read_text())["distinct"] == "page"
+    for path in (tmp_path / "runs").glob("*.jsonl"):
+        for line in path.read_text().splitlines()[1:]:
+            pages = [(h["doc_id"], h["pages"][0]) for h in json.loads(line)["hits"]]
+            assert len(pages) == len(set(pages))  # one chunk per page in every ranking
+    plain = CliRunner().invoke(app, [*args, "document", "--retriever", "bm25", "-k", "3"])
+    assert plain.exit_code == 0, plain.output
+    assert "at most one chunk per" not in plain.output

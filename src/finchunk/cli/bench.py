@@ -27,6 +27,7 @@ from finchunk.cli.common import (
     BM25BOpt,
     BM25K1Opt,
     DaskOpt,
+    DistinctOpt,
     HeaderMode,
     aliased,
     bm25_params,
@@ -39,7 +40,7 @@ from finchunk.cli.common import (
     user_errors,
     watched_embedder,
 )
-from finchunk.retrieve.kinds import FilterStatistics
+from finchunk.retrieve.kinds import Distinct, FilterStatistics
 
 if TYPE_CHECKING:
     from finchunk.evaluate.financebench import BenchConfig
@@ -67,6 +68,7 @@ def _config(
     pad: bool = True,
     bm25: tuple[float | None, float | None] = (None, None),
     filter_statistics: FilterStatistics = FilterStatistics.KEPT,
+    distinct: Distinct = Distinct.NONE,
 ) -> BenchConfig:
     from finchunk.evaluate.financebench import (
         BenchConfig,
@@ -74,6 +76,7 @@ def _config(
         parse_scope,
         parse_strategy,
     )
+    from finchunk.retrieve.deliver import Delivery
     from finchunk.retrieve.retriever import RetrieverOptions
 
     return BenchConfig(
@@ -87,6 +90,7 @@ def _config(
         options=RetrieverOptions(embedder=embedder, bm25=bm25_params(*bm25)),
         pad=pad,
         filter_statistics=filter_statistics,
+        delivery=Delivery(distinct),
     )
 
 
@@ -127,6 +131,7 @@ def financebench(
             "or index (all filings'; the filter only masks); auto is kept here."
         ),
     ] = FilterStatistics.KEPT,
+    distinct: DistinctOpt = Distinct.NONE,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
     out: Annotated[
@@ -163,6 +168,7 @@ def financebench(
             pad,
             (bm25_k1, bm25_b),
             filter_statistics,
+            distinct,
         )
         fb = load_financebench(data)
         started = time.perf_counter()

@@ -19,6 +19,7 @@ from finchunk.cli.common import (
     BM25BOpt,
     BM25K1Opt,
     DaskOpt,
+    DistinctOpt,
     HeaderMode,
     HeaderOpt,
     OnErrorOpt,
@@ -277,9 +278,6 @@ OutOpt = Annotated[
 ]
 JsonOpt = Annotated[
     bool, typer.Option("--json", help="Print the report as JSON on stdout (no tables).")
-]
-DistinctOpt = Annotated[
-    Distinct, typer.Option(help="Deliver at most one chunk per page or per document.")
 ]
 PerEntityOpt = Annotated[
     bool,

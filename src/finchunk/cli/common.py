@@ -24,6 +24,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from finchunk.chunk import DEFAULT_SIZES, Strategy
 from finchunk.chunk.source import STRUCTURE_SIZES
 from finchunk.errors import FinchunkError, InputError
+from finchunk.retrieve.kinds import Distinct
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -224,6 +225,11 @@ OverlapOpt = Annotated[
 K_HELP = "k: 5, a range 1-10 or a list 3,5"
 #: How a reranked (and fused) retriever is spelled, for every --retriever help.
 RERANK_HELP = "FIRST/RERANKER@DEPTH (bm25/dense@50), fused with +WEIGHT (bm25/dense@50+0.5)"
+
+
+DistinctOpt = Annotated[
+    Distinct, typer.Option(help="Deliver at most one chunk per page or per document.")
+]
 
 
 class HeaderMode(StrEnum):

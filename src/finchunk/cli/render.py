@@ -271,6 +271,8 @@ def _bench_summary(out: Console, report: dict[str, Any]) -> None:
     )
     if a["unaligned_ids"]:
         out.print(f"unaligned evidence: {', '.join(a['unaligned_ids'])}")
+    if report.get("distinct", "none") != "none":
+        out.print(f"delivered: at most one chunk per {report['distinct']} in each top k")
     if report.get("filter"):
         f = report["filter"]
         out.print(

@@ -415,6 +415,7 @@ def run_benchmark(
         "pages": sum(len(d.pages) for d in docs.values()),
         "alignment": alignment.as_dict(),
         "filter": filter_row(questions, allowed),
+        "distinct": config.delivery.distinct.value,
         "results": [],
         "chunks": [],
     }
