@@ -111,7 +111,5 @@ def test_watching_an_uncached_embedder_changes_no_vector() -> None:
     needed, done = [], []
     plain = HashingEmbedder(16)
     watched = Watched(plain, needed.append, done.append)
-    np.testing.assert_array_equal(
-        embed_passages(watched, TEXTS), embed_passages(plain, TEXTS)
-    )
+    np.testing.assert_array_equal(embed_passages(watched, TEXTS), embed_passages(plain, TEXTS))
     assert needed == [300] and sum(done) == 300

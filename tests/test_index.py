@@ -393,3 +393,53 @@ def test_two_files_with_one_id_are_refused_and_one_file_named_twice_is_one(tmp_p
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match=r"no supported documents found in .*empty"):
         file_sources(iter([tmp_path / "empty"]))  # any iterable, named in the error
+
+
+class Trained:
+    """Stands in for a trained embedding model (its vectors are the hashing ones)."""
+
+    name, dim = "toy-trained-64", 64
+
+    def __init__(self) -> None:
+        self.inner = HashingEmbedder(64)
+
+    def embed_queries(self, texts):
+        return self.inner.embed_queries(texts)
+
+    def embed_passages(self, texts):
+        return self.inner.embed_passages(texts)
+
+
+def test_search_is_bm25_by_default_on_an_index_without_trained_vectors(tmp_path: Path) -> None:
+    docs = write_corpus(tmp_path)
+    q = "¿Qué gastos corrientes tiene el fondo?"
+    for config in (IndexConfig(), CONFIG):  # no vectors; hashing (lexical) vectors
+        idx = tmp_path / f"idx-{config.model}"
+        build(docs, idx, config)
+        got = search(Index.open(idx), q)
+        bm25 = search(Index.open(idx), q, SearchOptions(retriever="bm25"))
+        assert str(got.retriever) == "bm25"
+        assert not [n for n in got.notes if n.startswith("auto")]
+        assert [(h.chunk_id, h.score) for h in got.hits] == [
+            (h.chunk_id, h.score) for h in bm25.hits
+        ]
+
+
+def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(tmp_path: Path) -> None:
+    docs = write_corpus(tmp_path)
+    idx = tmp_path / "idx"
+    model = Trained()
+    build_index(file_sources([docs]), idx, IndexConfig(model=model.name), embedder=model)
+    q = "¿Qué gastos corrientes tiene el fondo?"
+    got = search(Index.open(idx), q, embedder=model)
+    fused = search(
+        Index.open(idx), q, SearchOptions(retriever=search_module.AUTO_RERANK), embedder=model
+    )
+    assert got.retriever == search_module.AUTO_RERANK == fused.retriever
+    assert str(got.retriever) == "bm25/dense@20+0.5"
+    assert got.notes[0] == "auto: bm25/dense@20+0.5, with the index's vectors (toy-trained-64)"
+    assert [(h.chunk_id, h.score) for h in got.hits] == [(h.chunk_id, h.score) for h in fused.hits]
+    # a model this installation cannot make: BM25 alone, and a note that says why
+    alone = search(Index.open(idx), q)
+    assert str(alone.retriever) == "bm25"
+    assert alone.notes[0].startswith("auto: bm25 alone; the index's vectors need their model")

@@ -20,7 +20,7 @@ from typing import Any
 
 from finchunk.errors import InputError
 from finchunk.retrieve.filters import words
-from finchunk.retrieve.kinds import RetrieverKind
+from finchunk.retrieve.kinds import AUTO_RETRIEVER
 from finchunk.retrieve.mentions import Issuer, MentionFinder, YearPolicy, periods
 from finchunk.retrieve.text import STOP_WORDS
 
@@ -325,7 +325,7 @@ class AskOptions:
     facts: Path | None = None
     as_of: date | None = None
     k: int = 5
-    retriever: str = RetrieverKind.BM25.value  # any name the retriever factory knows
+    retriever: str = AUTO_RETRIEVER  # auto, or any name the retriever factory knows
 
 
 # --- the fact path -----------------------------------------------------------------------------

@@ -40,12 +40,13 @@ from finchunk.cli.common import (
     work_on,
 )
 from finchunk.errors import InputError
-from finchunk.retrieve.kinds import Distinct, FilterStatistics, RetrieverKind
+from finchunk.retrieve.kinds import AUTO_RETRIEVER, Distinct, FilterStatistics
 
 RetrieverOpt = Annotated[
     str,
     typer.Option(
-        help=f"Retriever: bm25, bm25-words, dense, hybrid, any registered name, or {RERANK_HELP}."
+        help="Retriever: auto (bm25; with an index's dense vectors, bm25/dense@20+0.5), "
+        f"bm25, bm25-words, dense, hybrid, any registered name, or {RERANK_HELP}."
     ),
 ]
 
@@ -134,7 +135,7 @@ def search_cmd(
     ],
     question: Annotated[str, typer.Argument(help="The question.")],
     k: Annotated[str, typer.Option("-k", help=f"Results to return ({K_HELP}: the largest).")] = "5",
-    retriever: RetrieverOpt = RetrieverKind.BM25.value,
+    retriever: RetrieverOpt = AUTO_RETRIEVER,
     filter_: Annotated[
         list[str] | None, typer.Option("--filter", help="FIELD=VALUE (issuer, year, doc_type).")
     ] = None,
@@ -173,14 +174,14 @@ def search_cmd(
     from finchunk.retrieve.deliver import Delivery
     from finchunk.retrieve.filters import parse_filters
     from finchunk.retrieve.retriever import parse_retriever
-    from finchunk.retrieve.search import SearchOptions, search
+    from finchunk.retrieve.search import SearchOptions, is_auto, search
     from finchunk.retrieve.store import Index
 
     with user_errors():
         shown = Distinct.DOCUMENT if per_document else distinct
         opts = SearchOptions(
             largest_k(k),
-            parse_retriever(retriever),
+            retriever if is_auto(retriever) else parse_retriever(retriever),
             tuple(parse_filters(filter_ or [])),
             auto_filter,
             Delivery(shown, per_entity, budget),
@@ -208,7 +209,7 @@ def ask_cmd(
     k: Annotated[
         str, typer.Option("-k", help=f"Chunks for text answers ({K_HELP}: the largest).")
     ] = "5",
-    retriever: RetrieverOpt = RetrieverKind.BM25.value,
+    retriever: RetrieverOpt = AUTO_RETRIEVER,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Answer a figure question from the fact store, anything else with cited chunks.

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+#: What ``search`` and ``ask`` use unless told: no registered retriever, but a choice made
+#: per index (:func:`finchunk.retrieve.search.auto_retriever`).
+AUTO_RETRIEVER = "auto"
+
 
 class RetrieverKind(StrEnum):
     """The built-in first stages."""

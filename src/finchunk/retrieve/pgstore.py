@@ -59,11 +59,16 @@ from finchunk.retrieve.build import (
     assemble,
     resolve_embedder,
 )
-from finchunk.retrieve.dense import Embedder, make_embedder
+from finchunk.retrieve.dense import Backend, Embedder, make_embedder
 from finchunk.retrieve.filters import Filter, words
 from finchunk.retrieve.kinds import FilterStatistics
-from finchunk.retrieve.retriever import RetrieverOptions, make_retriever, parse_retriever
-from finchunk.retrieve.search import Hit, SearchOptions, SearchResult
+from finchunk.retrieve.retriever import (
+    RetrieverKind,
+    RetrieverOptions,
+    make_retriever,
+    parse_retriever,
+)
+from finchunk.retrieve.search import Hit, SearchOptions, SearchResult, is_auto
 
 SCHEMA = "finchunk"
 #: pgvector's HNSW build and search parameters.
@@ -652,7 +657,8 @@ class PgIndex:
             raise InputError(
                 "--auto-filter, --distinct, --per-entity and --budget need a local index"
             )
-        spec = parse_retriever(options.retriever)
+        auto = is_auto(options.retriever)
+        spec = parse_retriever(RetrieverKind.BM25 if auto else options.retriever)
         result = SearchResult(query, spec, [], list(options.filters), [])
         if options.filters and options.filter_statistics is not FilterStatistics.INDEX:
             result.notes.append(
@@ -668,6 +674,10 @@ class PgIndex:
                 )
                 return result
             model = (gen.manifest.get("dense") or {}).get("model")
+            if auto and model and not model.startswith(Backend.HASHING.value):
+                result.notes.append(
+                    f"auto: bm25; fusing the index's vectors ({model}) needs a local index"
+                )
             opts = RetrieverOptions(
                 embedder=self._embedder(model), bm25=BM25Params.from_dict(gen.manifest["bm25"])
             )
