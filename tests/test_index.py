@@ -436,8 +436,8 @@ def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(tmp_path: 
         Index.open(idx), q, SearchOptions(retriever=search_module.AUTO_RERANK), embedder=model
     )
     assert got.retriever == search_module.AUTO_RERANK == fused.retriever
-    assert str(got.retriever) == "bm25/dense@20+0.5"
-    assert got.notes[0] == "auto: bm25/dense@20+0.5, with the index's vectors (toy-trained-64)"
+    assert str(got.retriever) == "bm25/dense@100+0.5"
+    assert got.notes[0] == "auto: bm25/dense@100+0.5, with the index's vectors (toy-trained-64)"
     assert [(h.chunk_id, h.score) for h in got.hits] == [(h.chunk_id, h.score) for h in fused.hits]
     # a model this installation cannot make: BM25 alone, and a note that says why
     alone = search(Index.open(idx), q)
