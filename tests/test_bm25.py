@@ -96,3 +96,33 @@ def test_parity_with_rank_bm25_on_report_text() -> None:
         "dividendo por acción",
     ]
     assert _parity(texts, queries) >= 0.9
+
+
+_KID = "Fondo Ejemplo Renta Variable Europea | documento de datos fundamentales | 2023 > "
+KID = [  # a short document's chunks, its header line on each
+    _KID + "Costes\nGastos corrientes del fondo: 1,25 %.",
+    _KID + "Objetivo\nRenta variable europea.",
+    _KID + "Riesgos\nRiesgo 4 de 7.",
+]
+
+
+def test_a_term_every_chunk_holds_never_lowers_a_score() -> None:
+    """In an index of a few chunks most terms are in over half of them, the mean idf is
+    negative, and so was rank_bm25's floor: the more often a chunk names the fund, the
+    lower it scored for "fondo". The floor is 0 there now; the lesson's BM25 keeps
+    rank_bm25's."""
+    ours = BM25Index(KID, BM25Params())
+    assert ours.stats.idf_mean < 0
+    assert (ours.scores("fondo") == 0).all()
+    gastos = ours.scores("¿Cuáles son los gastos del fondo?")
+    assert gastos[0] > 0 and (gastos[1:] == 0).all()
+    lesson = BM25Index(KID, LESSON_PARAMS).scores("fondo")
+    expected = BM25Okapi([tokenize(t) for t in KID]).get_scores(tokenize("fondo"))
+    np.testing.assert_allclose(lesson, expected, rtol=1e-6)
+    assert lesson[0] < lesson[1] < 0  # rank_bm25's negative floor, reproduced
+
+
+def test_older_parameters_read_back_with_their_floor() -> None:
+    assert BM25Params.from_dict({"k1": 1.5, "b": 0.75, "epsilon": 0.25}) == LESSON_PARAMS
+    stored = {"k1": 0.9, "b": 0.5, "epsilon": 0.25, "text": {}}  # a pipeline index, before
+    assert BM25Params.from_dict(stored).floor_at_zero

@@ -59,14 +59,20 @@ class BM25Params:
 
     ``k1``: term-frequency saturation (> 0); ``b``: length normalisation, 0 (none) to 1
     (full); ``epsilon``: terms in more than half the chunks get ``epsilon * mean idf``
-    instead of a negative idf (as rank_bm25). The defaults were chosen on development data
-    (``bench/lexical_ablation.py``); :data:`LESSON_PARAMS` is the lesson's BM25 exactly.
+    instead of a negative idf (as rank_bm25). ``floor_at_zero``: that floor is never below
+    0. rank_bm25's is negative when the mean idf is, as in an index of a few chunks (a
+    filtered search over one short document, a KID): a term every chunk holds then lowers
+    the score of each chunk that holds it, the more the more often, and a chunk naming the
+    question's subject twice ranks below one naming it once. The defaults were chosen on
+    development data (``bench/lexical_ablation.py``); :data:`LESSON_PARAMS` is the lesson's
+    BM25 exactly.
     """
 
     k1: float = 0.9
     b: float = 0.5
     epsilon: float = 0.25
     text: TextPipeline = field(default_factory=TextPipeline)
+    floor_at_zero: bool = True
 
     def __post_init__(self) -> None:
         for name in ("k1", "b", "epsilon"):
@@ -82,6 +88,10 @@ class BM25Params:
             raise InputError(f"BM25 b must be between 0 and 1, got {self.b}")
         if self.epsilon < 0:
             raise InputError(f"BM25 epsilon must be at least 0, got {self.epsilon}")
+        if not isinstance(self.floor_at_zero, bool):
+            raise InputError(
+                f"BM25 floor_at_zero must be true or false, got {self.floor_at_zero!r}"
+            )
         if isinstance(self.text, dict):
             object.__setattr__(self, "text", TextPipeline.from_dict(self.text))
         if not isinstance(self.text, TextPipeline):
@@ -90,23 +100,30 @@ class BM25Params:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> BM25Params:
         """From :func:`dataclasses.asdict` output (an index's ``bm25.json``, a manifest);
-        without ``text`` (older indexes) the lesson's text."""
+        without ``text`` (older indexes) the lesson's text and floor."""
+        lesson = {} if "text" in raw else {"text": asdict(LESSON_TEXT), "floor_at_zero": False}
         try:
-            return cls(**{"text": asdict(LESSON_TEXT), **raw})
+            return cls(**{**lesson, **raw})
         except TypeError as exc:
             raise InputError(f"BM25 parameters: {exc}") from None
 
 
 #: The lesson's BM25 (rank_bm25's ``BM25Okapi`` defaults over :func:`tokenize`).
-LESSON_PARAMS = BM25Params(k1=1.5, b=0.75, epsilon=0.25, text=LESSON_TEXT)
+LESSON_PARAMS = BM25Params(k1=1.5, b=0.75, epsilon=0.25, text=LESSON_TEXT, floor_at_zero=False)
 
 
-def okapi_idf(doc_freq: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
-    """Robertson–Spärck Jones idf, negatives floored as in rank_bm25."""
+def idf_floor(idf_mean: float, params: BM25Params) -> float:
+    """The idf of a term in more than half the texts: ``epsilon`` times the mean idf, as in
+    rank_bm25, and not below 0 when ``params.floor_at_zero``."""
+    floor = params.epsilon * idf_mean
+    return max(floor, 0.0) if params.floor_at_zero else floor
+
+
+def okapi_idf(doc_freq: np.ndarray, n_docs: int, params: BM25Params) -> np.ndarray:
+    """Robertson–Spärck Jones idf, negatives floored (:func:`idf_floor`)."""
     idf = raw_idf(doc_freq, n_docs)
     if idf.size:
-        floor = epsilon * float(idf.mean())
-        idf = np.where(idf < 0, floor, idf)
+        idf = np.where(idf < 0, idf_floor(float(idf.mean()), params), idf)
     return idf
 
 
@@ -265,7 +282,7 @@ class BM25Index:
     def _idf(self, df: int) -> float:
         n = self.stats.n_docs
         idf = math.log(n - df + 0.5) - math.log(df + 0.5)
-        return self.params.epsilon * self.stats.idf_mean if idf < 0 else idf
+        return idf_floor(self.stats.idf_mean, self.params) if idf < 0 else idf
 
     def _norm(self, i: int) -> np.ndarray:
         """Part ``i``'s length normalisation per document (computed on first use)."""

@@ -223,7 +223,7 @@ def _copy_csv(cur: Any, table: Any, columns: dict[str, np.ndarray | list]) -> No
 def _copy_bm25(cur: Any, s: Any, new: Assembled, params: BM25Params) -> None:
     stats = new.stats
     df = stats.doc_freq()
-    idf = okapi_idf(df, stats.size, params.epsilon)
+    idf = okapi_idf(df, stats.size, params)
     ids = np.arange(len(stats.vocab), dtype=np.int64)
     sql = _psycopg().sql
     _copy_csv(
