@@ -85,6 +85,33 @@ def test_reranker_keeps_negative_scores_and_reorders_the_first_stage() -> None:
     assert top1.positions.tolist() == [first.positions[0]]  # depth 1: nothing to reorder
 
 
+def test_reranking_deeper_than_its_depth_keeps_the_first_stage_order_below_it() -> None:
+    from finchunk.retrieve.rerank import Reranked
+
+    texts = ["revenue " * n + "sales" for n in range(1, 6)] + ["costs"] * 7
+    first = make_retriever("bm25", texts)
+    ranked = first.search("revenue", 5)
+    assert ranked.positions.tolist() == [4, 3, 2, 1, 0]
+    scored: list[list[int]] = []
+
+    class LowestPositionFirst:
+        def score(self, query: str, positions: np.ndarray) -> np.ndarray:
+            scored.append(positions.tolist())
+            return -positions.astype(np.float32)
+
+    for weight in (None, 0.5):
+        scored.clear()
+        reranked = Reranked(first, LowestPositionFirst(), depth=3, weight=weight)
+        deep = reranked.search("revenue", 5)
+        assert scored == [ranked.positions[:3].tolist()]  # only the depth is re-scored
+        assert deep.positions[3:].tolist() == ranked.positions[3:].tolist()
+        assert deep.scores.tolist() == sorted(deep.scores.tolist(), reverse=True)
+        assert deep.scores[3] < deep.scores[2]
+        assert reranked.search("revenue", 3) == deep[:3]  # the same head at k = depth
+        if weight is None:
+            assert deep.positions.tolist() == [2, 3, 4, 1, 0]
+
+
 def test_fused_reranking_weighs_both_stages() -> None:
     texts = ["revenue grew", "revenue and revenue again, a long text", "costs", "revenue"]
     first = make_retriever("bm25", texts).search("revenue", 10)

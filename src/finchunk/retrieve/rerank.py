@@ -1,9 +1,13 @@
 """Second stages: re-score the top ``depth`` hits of any retriever with a reranker.
 
 ``Reranked(first, reranker, depth).search(q, k)`` asks ``first`` for its best
-``max(depth, k)`` hits, scores exactly those with ``reranker.score(q, positions)`` and
-returns the ``k`` best by the new score (ties keep the first stage's order). Scores may be
-any real number: a cross-encoder's negative logits are hits like any other.
+``max(depth, k)`` hits, scores the best ``depth`` of them with ``reranker.score(q,
+positions)`` and returns the ``k`` best by the new score (ties keep the first stage's
+order). Scores may be any real number: a cross-encoder's negative logits are hits like any
+other. Asked for more than ``depth`` hits (a delivery that reads deeper to keep one chunk
+per page, a budget), the hits below ``depth`` follow in the first stage's order, scored
+below every reranked one (:func:`below`): the reranking is always the one measured at its
+depth, and a reranker that embeds its candidates embeds ``depth`` of them, never more.
 
 With a fusion ``weight`` (``bm25/dense@50+0.5``) the candidates are ranked instead by
 ``(1 - weight) * first + weight * reranker``, each score min–max scaled to [0, 1] over the
@@ -38,6 +42,14 @@ def fuse_scores(first: np.ndarray, second: np.ndarray, weight: float) -> np.ndar
     return fused.astype(np.float32)
 
 
+def below(scores: np.ndarray, floor: float) -> np.ndarray:
+    """``scores`` (a first stage's, best first) shifted so that the best is 1 below
+    ``floor``: the unreranked tail of a ranking keeps its order and its gaps, under the
+    reranked head (float32)."""
+    s = np.asarray(scores, dtype=np.float64)
+    return (s - s[0] + floor - 1.0).astype(np.float32) if s.size else s.astype(np.float32)
+
+
 class Reranked:
     """A first-stage retriever whose top hits a reranker re-scores; with ``weight`` (0–1)
     the two stages' scores are fused (:func:`fuse_scores`), without it the reranker's
@@ -65,11 +77,18 @@ class Reranked:
         pool = self.first.search(query, max(self.depth, k), mask)
         if not len(pool) or k <= 0:
             return Hits.empty()
-        scores = np.asarray(self.reranker.score(query, pool.positions), dtype=np.float32)
+        head, tail = pool[: self.depth], pool[self.depth : k]
+        scores = np.asarray(self.reranker.score(query, head.positions), dtype=np.float32)
         if self.weight is not None:
-            scores = fuse_scores(pool.scores, scores, self.weight)
+            scores = fuse_scores(head.scores, scores, self.weight)
         order = np.argsort(-scores, kind="stable")[:k]
-        return Hits(pool.positions[order], scores[order])
+        ranked = Hits(head.positions[order], scores[order])
+        if not len(tail):
+            return ranked
+        return Hits(
+            np.concatenate([ranked.positions, tail.positions]),
+            np.concatenate([ranked.scores, below(tail.scores, float(ranked.scores[-1]))]),
+        )
 
 
 class CandidateVectors:
