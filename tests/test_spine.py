@@ -136,7 +136,10 @@ def test_fuse_scores_scale_each_stage_to_the_unit_interval() -> None:
     from finchunk.retrieve.rerank import fuse_scores, minmax
 
     assert minmax(np.array([2.0, 4.0, 3.0])).tolist() == [0.0, 1.0, 0.5]
-    assert minmax(np.array([5.0, 5.0])).tolist() == [0.0, 0.0]
+    assert minmax(np.array([5.0, 5.0])).tolist() == [1.0, 1.0]
+    texts = ["revenue grew", "costs", "costs", "costs"]
+    (lone,) = make_retriever("bm25/toy-short@10+0.5", texts).search("revenue", 5)
+    assert lone == (0, 1.0)  # a lone candidate is the best of both stages
     fused = fuse_scores(np.array([10.0, 0.0]), np.array([-1.0, 1.0]), 0.25)
     assert fused.tolist() == pytest.approx([0.75, 0.25])
 

@@ -28,12 +28,13 @@ DEFAULT_DEPTH = 50
 
 
 def minmax(scores: np.ndarray) -> np.ndarray:
-    """``scores`` scaled to [0, 1] (all equal: all 0), as float64."""
+    """``scores`` scaled to [0, 1], as float64. All equal (one candidate): all 1, each
+    is the best there is (a lone hit of a fused rerank scores 1, not 0)."""
     s = np.asarray(scores, dtype=np.float64)
     if not s.size:
         return s
     low, span = float(s.min()), float(s.max() - s.min())
-    return (s - low) / span if span > 0 else np.zeros(s.size)
+    return (s - low) / span if span > 0 else np.ones(s.size)
 
 
 def fuse_scores(first: np.ndarray, second: np.ndarray, weight: float) -> np.ndarray:
