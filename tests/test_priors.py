@@ -123,3 +123,13 @@ def test_filter_year_policy_keeps_the_filing_of_a_forecast_year() -> None:
     assert kept.tolist() == [False, True, False]  # the 2023 filing that forecasts 2024
     issuer_only = AutoFilterPolicy(frozenset({FilterField.ISSUER}))
     assert [str(f) for f in index.auto_filters(question, issuer_only)] == ["issuer=Aurora Energy"]
+
+
+def test_a_document_map_uses_the_metadata_index_it_is_given() -> None:
+    metas = [{"issuer": "Acme Corporation"}, {"issuer": "Beta Holdings"}]
+    given = MetadataIndex(metas)
+    docs = DocumentMap([0, 1, 1], ["Acme", "Beta"], metas, given)
+    assert docs.meta_index is given
+    assert docs.named("What did Acme earn?").tolist() == [True, False]
+    with pytest.raises(ValueError, match="metadata index of 2 for 1 cards"):
+        DocumentMap([0], ["Acme"], metas[:1], given)

@@ -20,7 +20,7 @@ question against the cards (:meth:`DocumentMap.scores`) for the document priors 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -45,7 +45,7 @@ def card_text(title: str, metadata: Mapping[str, Any], lead: str = "") -> str:
     parts = [title]
     issuer, ticker = meta.get("issuer"), meta.get("ticker")
     if issuer:
-        parts += [issuer, *issuer_names(Issuer(issuer, (ticker,) if ticker else ()))]
+        parts += [issuer, *_names(issuer, ticker or "")]
     if ticker:
         parts.append(ticker)
     doc_type = meta.get("doc_type")
@@ -59,6 +59,12 @@ def card_text(title: str, metadata: Mapping[str, Any], lead: str = "") -> str:
         parts.append(period)
     parts.append(lead.strip())
     return "\n".join(dict.fromkeys(p.strip() for p in parts if p and p.strip()))
+
+
+@lru_cache(maxsize=4096)
+def _names(issuer: str, ticker: str) -> tuple[str, ...]:
+    """:func:`issuer_names` of an issuer (the documents of one issuer share it)."""
+    return issuer_names(Issuer(issuer, (ticker,) if ticker else ()))
 
 
 def document_card(doc: Document, lead_chars: int = 0) -> str:
@@ -79,7 +85,10 @@ class DocumentMap:
         groups: Sequence[int] | np.ndarray,
         cards: Sequence[str],
         metadata: Sequence[Mapping[str, Any]] | None = None,
+        meta_index: MetadataIndex | None = None,
     ) -> None:
+        """``meta_index``: the documents' metadata index when the caller has one (an
+        index's), else built from ``metadata`` when a question is first matched."""
         self.groups = np.asarray(groups, dtype=np.int64)
         self.cards = tuple(cards)
         metas = list(metadata) if metadata is not None else [{}] * len(self.cards)
@@ -89,6 +98,12 @@ class DocumentMap:
             raise ValueError("groups name a document position outside the cards")
         self.metadata = tuple(canonical_metadata(m) for m in metas)
         self._lexical: dict[tuple[str, BM25Params], LexicalIndex] = {}
+        if meta_index is not None:
+            if meta_index.size != len(self.cards):
+                raise ValueError(
+                    f"a metadata index of {meta_index.size} for {len(self.cards)} cards"
+                )
+            self.__dict__["meta_index"] = meta_index  # the cached property, given
 
     @classmethod
     def of(

@@ -252,9 +252,11 @@ def is_auto(retriever: RetrieverSpec | RetrieverKind | str) -> bool:
 
 
 def _documents_searched(index: Index, filters: Sequence[Filter]) -> int:
-    """How many of the index's documents a search with ``filters`` spans."""
-    meta = index.meta_index
-    return int(meta.mask(filters).sum()) if filters else meta.size
+    """How many of the index's documents a search with ``filters`` spans (without filters
+    the manifest says: the metadata index is built only when filters need it)."""
+    if not filters:
+        return len(index.manifest.documents)
+    return int(index.meta_index.mask(filters).sum())
 
 
 def auto_retriever(

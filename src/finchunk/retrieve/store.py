@@ -512,7 +512,7 @@ class Index:
 
         docs = self.manifest.documents
         cards = [card_text(d.title or d.id, d.metadata) for d in docs]
-        return DocumentMap(self.chunk_doc, cards, [d.metadata for d in docs])
+        return DocumentMap(self.chunk_doc, cards, self.doc_metadata, self.meta_index)
 
     def lexical(
         self, analyzer: Analyzer | None = None, params: BM25Params | None = None
