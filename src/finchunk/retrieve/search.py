@@ -168,12 +168,6 @@ def resolve_filters(
     return filters, notes
 
 
-def chunk_mask(index: Index, filters: Sequence[Filter]) -> np.ndarray | None:
-    if not filters:
-        return None
-    return index.meta_index.mask(filters)[index.chunk_doc]
-
-
 def _entity_masks(index: Index, query: str, mask: np.ndarray | None) -> list[np.ndarray]:
     """One chunk mask per issuer the question names (within ``mask``)."""
     meta = index.meta_index
@@ -223,14 +217,16 @@ def search(
     if options.k < 1:
         raise InputError(f"-k must be at least 1, got {options.k}")
     filters, notes = resolve_filters(index, query, options.filters, options.auto_filter)
+    # per document, whether the filters keep it (None: no filters, every document)
+    docs = index.meta_index.mask(filters) if filters else None
     prior = None
     if is_auto(options.retriever):
-        spanned = _documents_searched(index, filters)
+        spanned = len(index.manifest.documents) if docs is None else int(docs.sum())
         choice = auto_retriever(index.header.model, embedder, notes, spanned)
         spec, embedder, prior = choice.spec, choice.embedder, choice.prior
     else:
         spec = parse_retriever(options.retriever)
-    mask = chunk_mask(index, filters)
+    mask = None if docs is None else docs[index.chunk_doc]
     result = SearchResult(query, spec, [], filters, notes)
     if mask is not None and not mask.any():
         notes.append("no document matches the filters " + ", ".join(map(str, filters)))
@@ -249,14 +245,6 @@ def search(
 
 def is_auto(retriever: RetrieverSpec | RetrieverKind | str) -> bool:
     return isinstance(retriever, str) and retriever.strip().lower() == AUTO_RETRIEVER
-
-
-def _documents_searched(index: Index, filters: Sequence[Filter]) -> int:
-    """How many of the index's documents a search with ``filters`` spans (without filters
-    the manifest says: the metadata index is built only when filters need it)."""
-    if not filters:
-        return len(index.manifest.documents)
-    return int(index.meta_index.mask(filters).sum())
 
 
 def auto_retriever(
