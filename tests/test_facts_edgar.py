@@ -239,3 +239,15 @@ def test_apple_q4_fy2009_between_10k_and_10ka(apple):
     assert answer.reason is None and answer.derived is not None
     assert answer.period == Period.duration(D("2009-06-28"), D("2009-09-26"))
     assert answer.value == 1_665_000_000
+
+
+def test_apple_q4_fy2009_after_the_10ka_is_not_fy_minus_old_nine_months(apple):
+    """The 10-K/A (2010-01-25) restated FY2009 net income 5,704 -> 8,235 million; the
+    nine-month figure known then was the 10-Q's 4,039 (old basis). 8,235 - 4,039 = 4,196 is
+    no Q4 at all (the restated Q4, reported a year later, is 2,532): refused until then."""
+    after = apple.get(AAPL, "us-gaap:NetIncomeLoss", fiscal_year=2009, quarter=4,
+                      as_of=D("2010-01-26"))  # fmt: skip
+    assert after.value is None and "restated by the 10-K/A" in after.reason
+    later = apple.get(AAPL, "us-gaap:NetIncomeLoss", fiscal_year=2009, quarter=4,
+                      as_of=D("2011-01-01"))  # fmt: skip
+    assert later.value == 2_532_000_000 and later.derived is None

@@ -297,6 +297,41 @@ def test_q4_inputs_are_taken_as_known_on_as_of():
     assert before_10k.value is None and before_10k.reason
 
 
+K24A = dict(accn="0000000001-25-000005", form="10-K/A", filed="2025-01-20")
+
+
+def test_q4_refused_when_the_year_is_restated_after_the_interim_values():
+    """FY minus the original nine months would mix bases: neither the old Q4 nor the new."""
+    store = store_with(*_quarterly(), fact(1100, period=FY24, **K24A))
+    before = store.get(42, "us-gaap:Revenues", fiscal_year=2024, quarter=4, as_of=D("2025-01-19"))
+    assert before.value == 1000 - 710 and before.derived.method == "FY-9M"
+    after = store.get(42, "us-gaap:Revenues", fiscal_year=2024, quarter=4, as_of=D("2025-01-20"))
+    assert after.value is None and after.derived is None and after.period == Q4
+    assert "restated by the 10-K/A filed 2025-01-20" in after.reason
+    assert "10-Q filed 2024-08-02" in after.reason
+
+
+def test_q4_derived_from_interim_values_restated_with_the_year():
+    restated = [fact(1100, period=FY24, **K24A), fact(780, period=M9, **K24A)]
+    store = store_with(*_quarterly(), *restated)
+    q4 = store.get(42, "us-gaap:Revenues", fiscal_year=2024, quarter=4, as_of=D("2025-02-01"))
+    assert q4.value == 1100 - 780 and q4.derived.method == "FY-9M"
+    assert [i.filing.form for i in q4.derived.inputs] == ["10-K/A", "10-K/A"]
+    only_quarters = [
+        fact(1100, period=FY24, **K24A),
+        *(fact(v, period=p, **K24A) for v, p in ((210, Q1), (260, Q2), (280, Q3))),
+    ]
+    store = store_with(*_quarterly(nine_months=False), *only_quarters)
+    q4 = store.get(42, "us-gaap:Revenues", fiscal_year=2024, quarter=4)
+    assert q4.value == 1100 - 210 - 260 - 280 and q4.derived.method == "FY-Q1-Q2-Q3"
+
+
+def test_an_amendment_that_repeats_the_year_changes_nothing():
+    store = store_with(*_quarterly(), fact(1000, period=FY24, **K24A))
+    q4 = store.get(42, "us-gaap:Revenues", fiscal_year=2024, quarter=4)
+    assert q4.value == 1000 - 710 and q4.derived.method == "FY-9M"
+
+
 def test_reported_q4_is_used_as_is():
     store = store_with(*_quarterly(), fact(333, period=Q4, **K24))
     q4 = store.get(42, "us-gaap:Revenues", fiscal_year=2024, quarter=4)
