@@ -275,6 +275,24 @@ def test_benchmark_report(data: Path) -> None:
     assert {c["strategy"] for c in report["chunks"]} == {"base128", "bytitle"}
     assert report["filter"]["own_filing_kept"] == 1.0
     assert report == run_benchmark(fb, config)  # deterministic
+    _check_comparisons(report, config)
+
+
+def _check_comparisons(report: dict, config: BenchConfig) -> None:
+    """Each retriever against the first, per strategy, scope and k (5 here): the means are
+    the results' page accuracy, and wins + losses + ties are the questions."""
+    first = str(config.retrievers[0])
+    rows = report["comparisons"]
+    assert len(rows) == 2 * 3 * (len(config.retrievers) - 1)  # strategies × scopes × others
+    acc = {
+        (r["strategy"], r["scope"], r["k"], r["retriever"]): r["page_accuracy"]
+        for r in report["results"]
+    }
+    for c in rows:
+        assert c["a"] == first and c["b"] != first and c["k"] == 5
+        assert c["mean_a"] == acc[(c["strategy"], c["scope"], 5, first)]
+        assert c["mean_b"] == acc[(c["strategy"], c["scope"], 5, c["b"])]
+        assert c["wins"] + c["losses"] + c["ties"] == c["questions"] == report["questions"]
 
 
 def test_cli_writes_json_and_prints_the_paper(data: Path, tmp_path: Path) -> None:

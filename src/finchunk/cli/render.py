@@ -291,6 +291,27 @@ def _bench_chunks_table(report: dict[str, Any]) -> Table:
     return chunks
 
 
+def comparisons_table(report: dict[str, Any]) -> Table | None:
+    """Each retriever against the first one run: page accuracy, questions better/worse."""
+    rows = report.get("comparisons") or []
+    if not rows:
+        return None
+    t = Table(title=f"Against {rows[0]['a']}, per question (~: 95 % interval holds 0)")
+    for col in ("strategy", "scope", "k", "retriever", "acc", "better/worse"):
+        t.add_column(col, justify="right" if col in ("k", "acc") else "left")
+    for r in rows:
+        noise = " ~" if r["within_noise"] else ""
+        t.add_row(
+            r["strategy"] + (" +header" if r["header"] else ""),
+            r["scope"],
+            str(r["k"]),
+            r["b"],
+            f"{100 * r['mean_a']:.1f} → {100 * r['mean_b']:.1f} %",
+            f"+{r['wins']}/−{r['losses']}{noise}",
+        )
+    return t
+
+
 def print_bench_report(out: Console, report: dict[str, Any]) -> None:
     from finchunk.evaluate.financebench import PAPER_TABLE4, FBScope
 
@@ -299,6 +320,9 @@ def print_bench_report(out: Console, report: dict[str, Any]) -> None:
         table = results_table(report, scope.value)
         if table is not None:
             out.print(fit(out, table, lambda s=scope.value: results_long(report, s)))
+    versus = comparisons_table(report)
+    if versus is not None:
+        out.print(versus)
     out.print(
         "acc: page accuracy (a top-k chunk on a gold page); pages: gold pages hit; evid: "
         "evidence covered >= 50 %; chars: characters delivered. paper@10: Table 4 of "

@@ -39,6 +39,7 @@ from finchunk.evaluate.measures import (
     Measure,
     PageHit,
     PageRecall,
+    compare,
     score,
 )
 from finchunk.evaluate.runs import Query, Run, rank
@@ -342,6 +343,10 @@ def measures_at(k: int) -> dict[str, Measure]:
     }
 
 
+#: Per question, page accuracy (1 or 0) of one variant at one k: what comparisons pair.
+PerQuestion = Mapping[str, float]
+
+
 def result_rows(
     c: Chunked,
     retriever: RetrieverSpec,
@@ -349,11 +354,16 @@ def result_rows(
     run: Run,
     gold: GoldSet,
     ks: Sequence[int],
+    hits: dict[int, PerQuestion] | None = None,
 ) -> list[dict[str, Any]]:
+    """The report rows of one run, a row per k; ``hits`` (if given) receives each k's page
+    accuracy per question."""
     rows = []
     for k in ks:
         by_key = measures_at(k)
         s = score(run, gold, list(by_key.values()))
+        if hits is not None:
+            hits[k] = s.per_query[by_key["page_accuracy"]]
         row: dict[str, Any] = {
             "strategy": c.strategy.value,
             "header": c.header,
@@ -418,16 +428,55 @@ def run_benchmark(
         "distinct": config.delivery.distinct.value,
         "results": [],
         "chunks": [],
+        "comparisons": [],
     }
     for strategy in config.strategies:
         for header in config.headers:
             c = Chunked(strategy, header, chunk_all(docs, make_strategy(strategy, header)))
             report["chunks"].append(chunk_row(c))
             source = chunk_source(c.chunks, docs)
+            per: dict[str, dict[FBScope, dict[int, PerQuestion]]] = {}
             for retriever in config.retrievers:
-                rows = rank_variant(c, source, retriever, questions, gold, allowed, config, prog)
+                hits = per.setdefault(str(retriever), {})
+                rows = rank_variant(
+                    c, source, retriever, questions, gold, allowed, config, prog, hits
+                )
                 report["results"].extend(rows)
+            report["comparisons"].extend(comparison_rows(c, per, comparison_ks(config.ks)))
     return report
+
+
+def comparison_ks(ks: Sequence[int]) -> tuple[int, ...]:
+    """The ks retrievers are compared at: 5 and 10 where run, else the largest."""
+    chosen = tuple(k for k in (5, 10) if k in ks)
+    return chosen or (max(ks),)
+
+
+def comparison_rows(
+    c: Chunked, per: Mapping[str, Mapping[FBScope, Mapping[int, PerQuestion]]], ks: Sequence[int]
+) -> list[dict[str, Any]]:
+    """Each retriever against the first one run, per scope and k: page accuracy, questions
+    better and worse, and whether a paired bootstrap's 95 % interval holds 0."""
+    if len(per) < 2:
+        return []
+    (base, base_hits), rows = next(iter(per.items())), []
+    for name, hits in list(per.items())[1:]:
+        for scope, by_k in hits.items():
+            for k in ks:
+                if k in by_k and k in base_hits.get(scope, {}):
+                    cmp = compare(base_hits[scope][k], by_k[k], str(PageHit(k)))
+                    rows.append(
+                        {
+                            "strategy": c.strategy.value,
+                            "header": c.header,
+                            "scope": scope.value,
+                            "k": k,
+                            "a": base,
+                            "b": name,
+                            **cmp.as_dict(),
+                        }
+                    )
+    return rows
 
 
 def chunk_source(chunks: Sequence[Chunk], docs: dict[str, Document]) -> InMemoryTexts:
@@ -445,8 +494,10 @@ def rank_variant(
     allowed: dict[str, FilterPlan] | None,
     config: BenchConfig,
     prog: Progress,
+    hits: dict[FBScope, dict[int, PerQuestion]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Rows of one chunking × retriever under every scope of ``config``; one run each."""
+    """Rows of one chunking × retriever under every scope of ``config``; one run each.
+    ``hits`` (if given) receives each scope's page accuracy per question and k."""
     rows: list[dict[str, Any]] = []
     for scope in config.scopes:
         run = rank(
@@ -461,7 +512,8 @@ def rank_variant(
             pad=config.pad,
             delivery=config.delivery,
         )
-        rows.extend(result_rows(c, retriever, scope, run, gold, config.ks))
+        per_k = None if hits is None else hits.setdefault(scope, {})
+        rows.extend(result_rows(c, retriever, scope, run, gold, config.ks, per_k))
         if prog.run:
             prog.run(run)
         if prog.ranked:
