@@ -105,8 +105,8 @@ def financebench(
         str,
         typer.Option(
             "--retriever",
-            help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-fin (tuned "
-            f"on this benchmark), dense, hybrid, or {RERANK_HELP}.",
+            help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-rm3, "
+            f"bm25-fin (tuned on this benchmark), dense, hybrid, or {RERANK_HELP}.",
         ),
     ] = DEFAULT_RETRIEVERS,
     # Off by default, measured (bench/header.py): in the paper's per-filing setting the header

@@ -261,8 +261,8 @@ ScopeOpt = Annotated[
 RetrieversOpt = Annotated[
     str,
     typer.Option(
-        help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, dense, hybrid (dense "
-        f"needs the dense extra), or {RERANK_HELP}."
+        help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-rm3, dense, hybrid "
+        f"(dense needs the dense extra), or {RERANK_HELP}."
     ),
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -434,6 +434,28 @@ class BM25Index:
         pruned = self._maxscore(tokens, k, mask, weighed)
         if pruned is not None:
             return pruned
+        docs, sums = self._accumulate(terms)
+        if mask is not None:
+            keep = mask[docs]
+            docs, sums = docs[keep], sums[keep]
+        return top_k(docs, sums, k)
+
+    def search_weighted(
+        self, weights: Mapping[str, float], k: int, mask: np.ndarray | None = None
+    ) -> Hits:
+        """Top ``k`` for a weighted query: ``weights`` maps terms (as the text pipeline
+        makes them, not re-tokenised) to the factor each term's BM25 weight is multiplied
+        by (an expanded query, :mod:`finchunk.retrieve.feedback`). A query of the terms
+        each weighted 1 scores as :meth:`search` does."""
+        if k <= 0 or not self.size:
+            return Hits.empty()
+        terms = []
+        for term, factor in weights.items():
+            found = self._term(term) if factor > 0 else None
+            if found is not None:
+                terms.append((found[0], found[1] * np.float32(factor)))
+        if not terms:
+            return Hits.empty()
         docs, sums = self._accumulate(terms)
         if mask is not None:
             keep = mask[docs]

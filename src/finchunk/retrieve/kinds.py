@@ -19,6 +19,9 @@ class RetrieverKind(StrEnum):
     BM25_LESSON = "bm25-lesson"  # the lesson's BM25 exactly (rank_bm25 parity)
     BM25_WORDS = "bm25-words"
     BM25_FIN = "bm25-fin"  # query expansion tuned on FinanceBench: label its figures so
+    # with RM3 pseudo-relevance feedback (:mod:`finchunk.retrieve.feedback`)
+    BM25_RM3 = "bm25-rm3"
+    BM25_WORDS_RM3 = "bm25-words-rm3"
     DENSE = "dense"
     HYBRID = "hybrid"
     # with a document prior (:mod:`finchunk.retrieve.priors`): fused, and two-stage

