@@ -429,16 +429,12 @@ class BM25Index:
         terms = [w for w in (weighed[tok] for tok in tokens) if w is not None]
         if not terms:
             return Hits.empty()
-        if len(terms) > 1 and k < self.size and sum(d.size for d, _ in terms) * 8 > self.size:
+        if self._dense(terms, k):
             return self._dense_top_k(terms, k, mask)
         pruned = self._maxscore(tokens, k, mask, weighed)
         if pruned is not None:
             return pruned
-        docs, sums = self._accumulate(terms)
-        if mask is not None:
-            keep = mask[docs]
-            docs, sums = docs[keep], sums[keep]
-        return top_k(docs, sums, k)
+        return self._summed_top_k(terms, k, mask)
 
     def search_weighted(
         self, weights: Mapping[str, float], k: int, mask: np.ndarray | None = None
@@ -456,6 +452,16 @@ class BM25Index:
                 terms.append((found[0], found[1] * np.float32(factor)))
         if not terms:
             return Hits.empty()
+        if self._dense(terms, k):
+            return self._dense_top_k(terms, k, mask)
+        return self._summed_top_k(terms, k, mask)
+
+    def _dense(self, terms: list[_Weighed], k: int) -> bool:
+        """Whether the postings cover enough of the index for :meth:`_dense_top_k`."""
+        return len(terms) > 1 and k < self.size and sum(d.size for d, _ in terms) * 8 > self.size
+
+    def _summed_top_k(self, terms: list[_Weighed], k: int, mask: np.ndarray | None) -> Hits:
+        """Top ``k`` of the chunks the terms touch, their weights summed (within ``mask``)."""
         docs, sums = self._accumulate(terms)
         if mask is not None:
             keep = mask[docs]
