@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from finchunk.retrieve import mentions
 from finchunk.retrieve.mentions import (
     Issuer,
     MentionFinder,
@@ -209,3 +212,15 @@ def test_deterministic_and_immutable():
     assert again.issuers == ("JPMorgan",)
     with pytest.raises(AttributeError):
         again.policy = YearPolicy.LATEST  # type: ignore[misc]
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="ab'’sS_ .Éé&-", max_size=16))
+def test_issuer_words_are_the_token_texts(text: str) -> None:
+    # _words is a fast path of _tokens for indexing names: the same words, possessives
+    # joined to the word before.
+    assert mentions._words(text) == tuple(t.text for t in mentions._tokens(text))
+
+
+def test_issuer_words_join_possessives() -> None:
+    assert mentions._words("Apple's MGM’s s 's") == ("apple", "mgm", "s", "s")
