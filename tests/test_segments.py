@@ -12,9 +12,11 @@ import pytest
 import finchunk.retrieve.build as build_module
 from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
+from finchunk.retrieve.analyzers import PLAIN
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.build import IndexConfig, build_index, document_sources
 from finchunk.retrieve.dense import HashingEmbedder
+from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.store import Index
 
 WORDS = [
@@ -50,6 +52,7 @@ QUERIES = [
     "liquidez caja capital reservas margen",
     "fondo rentabilidad 2024",
 ]
+CARD_QUERIES = ["documento 5", "Documento 12", "documento 100 101", "documento 3 nota"]
 EMB = HashingEmbedder(64)
 
 
@@ -73,6 +76,22 @@ def _same_search(a: Index, b: Index) -> None:
         assert ha.positions.tolist() == hb.positions.tolist()
         np.testing.assert_allclose(ha.scores, hb.scores, rtol=0, atol=1e-9)
     np.testing.assert_array_equal(np.asarray(a.vectors()), np.asarray(b.vectors()))
+    _same_cards(a, b)
+
+
+def _same_cards(a: Index, b: Index) -> None:
+    """The stored card postings score as BM25 over every card built afresh."""
+    params = a.header.bm25_params
+    assert a.documents.cards == b.documents.cards
+    assert a.manifest.card_stats == b.manifest.card_stats
+    built = LexicalIndex.build(a.documents.cards, params)
+    stored_a, stored_b = a.documents.lexical(PLAIN, params), b.documents.lexical(PLAIN, params)
+    assert stored_a.size == stored_b.size == len(a.manifest.documents)
+    for q in CARD_QUERIES + QUERIES:
+        want = built.scores(q)
+        assert want.max() > 0 or q in QUERIES
+        np.testing.assert_allclose(stored_a.scores(q), want, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(stored_b.scores(q), want, rtol=0, atol=1e-9)
 
 
 def _build(docs: list[Document], root: Path):
@@ -95,6 +114,9 @@ def test_updates_in_segments_equal_a_full_rebuild(tmp_path: Path) -> None:
         _build(docs, fresh)
         inc = Index.open(tmp_path / "idx")
         assert len(inc.manifest.segments) == step + 2 and inc.manifest.live_df
+        assert inc.manifest.live_card_df  # replaced and removed documents' cards masked
+        cards = inc.documents.lexical(PLAIN, inc.header.bm25_params)
+        assert len(cards.bm25.parts) == step + 2  # the segments' stored postings, not a rebuild
         _same_search(inc, Index.open(fresh))
         assert inc.manifest.bm25_stats == Index.open(fresh).manifest.bm25_stats
         assert inc.document_text(docs[3].id) == docs[3].text

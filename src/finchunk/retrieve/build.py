@@ -36,6 +36,7 @@ from finchunk.retrieve.metadata import canonical_metadata
 from finchunk.retrieve.postings import Segment
 from finchunk.retrieve.segments import (
     BM25_DIR,
+    CARDS_DIR,
     CHUNKS,
     DOC_SCHEMA,
     SegmentBuilder,
@@ -57,6 +58,7 @@ from finchunk.retrieve.sources import (
 )
 from finchunk.retrieve.store import (
     FORMAT,
+    LIVE_CARD_DF,
     LIVE_DF,
     MANIFEST,
     DocEntry,
@@ -64,6 +66,7 @@ from finchunk.retrieve.store import (
     IndexMismatchError,
     Manifest,
     check_root,
+    document_positions,
     live_generation,
     next_generation,
     prepare_root,
@@ -336,11 +339,15 @@ def _doc_row(doc: Document, src: Source, meta: dict[str, str]) -> dict[str, Any]
 
 
 def fresh_piece(src: Source, chunker: Any, doc: Document | None = None) -> Piece:
-    """``src``'s rows in a new index (``doc``: its document, when already read)."""
+    """``src``'s rows in a new index (``doc``: its document, when already read), with the
+    document's card made once, here (searches read it)."""
+    from finchunk.retrieve.cards import card_text  # the retriever stack: not for a re-index
+
     doc = src.loader() if doc is None else doc
     records = document_records(doc, chunker.chunk(doc))
     meta = canonical_metadata(doc.metadata)
     entry = DocEntry(doc.id, doc.title, src.source, src.sha256, meta, 0, len(records))
+    entry.card = card_text(doc.title or doc.id, meta)
     return Piece(entry, chunk_table(records), _doc_row(doc, src, meta))
 
 
@@ -416,7 +423,7 @@ class _Writer:
 
     def fresh(self, plan: _Planned, piece: Piece) -> None:
         e, made = plan.entry, piece.entry
-        e.title, e.sha256, e.metadata = made.title, made.sha256, made.metadata
+        e.title, e.sha256, e.metadata, e.card = made.title, made.sha256, made.metadata, made.card
         e.chunks = made.chunks
         self._place(e, piece.table, piece.doc_row, piece.vectors)
 
@@ -439,7 +446,7 @@ class _Writer:
         self, e: DocEntry, table: pa.Table, row: dict[str, Any], vectors: np.ndarray | None
     ) -> None:
         e.segment = self.builder.name
-        e.segment_row, e.doc_row = self.builder.add(table, row, vectors)
+        e.segment_row, e.doc_row = self.builder.add(table, row, vectors, e.card)
 
 
 def _embed_missing(pieces: Sequence[Piece | None], embedder: Embedder | None) -> None:
@@ -587,6 +594,35 @@ def _live_parts(
         live_df[name] = live_doc_freqs(segment, base, gone, params)
         parts.append(SegmentPart(segment, pos, live_df[name]))
     return parts, live_df
+
+
+def _live_card_parts(
+    root: Path, manifest: Manifest, old: Index | None, params: BM25Params
+) -> tuple[list[SegmentPart], dict[str, np.ndarray]]:
+    """The new generation's card postings as BM25 parts (documents rows at their document
+    positions), and the live document frequencies of those with rows no longer live: the
+    old generation's, less the cards of its documents no longer live (replaced or
+    removed; a document moved by a merge leaves a segment the new generation drops)."""
+    segments = {name: Segment.load(root / name / CARDS_DIR) for name in manifest.segments}
+    positions = document_positions(manifest, {n: s.size for n, s in segments.items()})
+    dead = {n: p for n, p in positions.items() if p is not None and bool((p < 0).any())}
+    gone: dict[str, list[str]] = {}
+    if old is not None and dead:
+        for d in old.manifest.documents:  # its row is dead now: replaced or removed
+            if d.segment in dead and dead[d.segment][d.doc_row] < 0:
+                gone.setdefault(d.segment, []).append(d.card)
+    parts, card_df = [], {}
+    for name, segment in segments.items():
+        pos = positions[name]
+        if name not in dead:
+            parts.append(SegmentPart(segment, pos))
+            continue
+        base = segment.doc_freqs
+        if old is not None and name in old.manifest.live_card_df:
+            base = np.load(old.gen / LIVE_CARD_DF / f"{name}.npy")
+        card_df[name] = live_doc_freqs(segment, base, gone.get(name, []), params)
+        parts.append(SegmentPart(segment, pos, card_df[name]))
+    return parts, card_df
 
 
 @dataclass
@@ -754,8 +790,10 @@ def _publish_generation(
     positions = segment_positions(manifest)
     parts, live_df = _live_parts(root, manifest, positions, old, run.config.bm25)
     manifest.bm25_stats = asdict(corpus_stats(parts))
+    card_parts, card_df = _live_card_parts(root, manifest, old, run.config.bm25)
+    manifest.card_stats = asdict(corpus_stats(card_parts))
     gen_name = next_generation(root)
     stored = {name: pos for name, pos in positions.items() if pos is not None}
-    write_generation(root, gen_name, manifest, live_df, stored)
+    write_generation(root, gen_name, manifest, live_df, stored, card_df)
     run.progress.advance()
     publish(root, gen_name, list(manifest.segments))

@@ -21,17 +21,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from finchunk.model import Document
-from finchunk.retrieve.analyzers import Analyzer
-from finchunk.retrieve.bm25 import BM25Params
-from finchunk.retrieve.filters import Filter, MetadataIndex
-from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.mentions import Issuer, issuer_names
 from finchunk.retrieve.metadata import canonical_metadata
+
+if TYPE_CHECKING:  # a build makes cards (card_text) without the retriever stack
+    from finchunk.retrieve.analyzers import Analyzer
+    from finchunk.retrieve.bm25 import BM25Params
+    from finchunk.retrieve.filters import MetadataIndex
+    from finchunk.retrieve.lexical import LexicalIndex
 
 #: Fiscal periods that add nothing to a card (a 10-K's period is the fiscal year).
 _WHOLE_YEAR = frozenset({"fy", "annual", "year", ""})
@@ -86,9 +88,14 @@ class DocumentMap:
         cards: Sequence[str],
         metadata: Sequence[Mapping[str, Any]] | None = None,
         meta_index: MetadataIndex | None = None,
+        lexical: Mapping[tuple[str, BM25Params], LexicalIndex] | None = None,
+        canonical: bool = False,
     ) -> None:
         """``meta_index``: the documents' metadata index when the caller has one (an
-        index's), else built from ``metadata`` when a question is first matched."""
+        index's), else built from ``metadata`` when a question is first matched;
+        ``lexical``: BM25 indexes of the cards already made, by (analyzer name, parameters)
+        as :meth:`lexical` is asked (an index's stored card postings); ``canonical``: the
+        metadata is canonical already (an index's), not canonicalised again."""
         self.groups = np.asarray(groups, dtype=np.int64)
         self.cards = tuple(cards)
         metas = list(metadata) if metadata is not None else [{}] * len(self.cards)
@@ -96,8 +103,11 @@ class DocumentMap:
             raise ValueError(f"{len(metas)} metadata records for {len(self.cards)} cards")
         if self.groups.size and not 0 <= self.groups.min() <= self.groups.max() < len(metas):
             raise ValueError("groups name a document position outside the cards")
-        self.metadata = tuple(canonical_metadata(m) for m in metas)
-        self._lexical: dict[tuple[str, BM25Params], LexicalIndex] = {}
+        self.metadata = tuple(metas) if canonical else tuple(map(canonical_metadata, metas))
+        self._lexical: dict[tuple[str, BM25Params], LexicalIndex] = dict(lexical or {})
+        for index in self._lexical.values():
+            if index.size != len(self.cards):
+                raise ValueError(f"a card index of {index.size} for {len(self.cards)} cards")
         if meta_index is not None:
             if meta_index.size != len(self.cards):
                 raise ValueError(
@@ -138,11 +148,15 @@ class DocumentMap:
         """BM25 over the cards (built once per analyzer and parameters)."""
         key = (analyzer.name.value, params)
         if key not in self._lexical:
+            from finchunk.retrieve.lexical import LexicalIndex
+
             self._lexical[key] = LexicalIndex.build(self.cards, params, analyzer)
         return self._lexical[key]
 
     @cached_property
     def meta_index(self) -> MetadataIndex:
+        from finchunk.retrieve.filters import MetadataIndex
+
         return MetadataIndex(self.metadata)
 
     def named(self, question: str) -> np.ndarray:
@@ -151,6 +165,8 @@ class DocumentMap:
         issuers = self.meta_index.mentions(question).issuers
         if not issuers:
             return np.zeros(self.size, dtype=bool)
+        from finchunk.retrieve.filters import Filter
+
         return self.meta_index.mask([Filter("issuer", i) for i in issuers])
 
     def scores(

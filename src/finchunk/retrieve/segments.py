@@ -32,6 +32,10 @@ from finchunk.retrieve.postings import Segment, SegmentWriter
 CHUNKS = "chunks.parquet"
 DOCUMENTS = "documents.parquet"
 BM25_DIR = "bm25"
+#: BM25 postings of the segment's documents' cards (:mod:`finchunk.retrieve.cards`), one
+#: per documents row: a search with a document prior reads them instead of tokenising
+#: every card of the index.
+CARDS_DIR = "cards"
 VECTORS = "vectors.npy"
 #: Chunks buffered before they are written; rows per Parquet row group of chunks and of
 #: documents (a search reads the row groups of the chunks it delivers: small ones are cheap).
@@ -73,18 +77,24 @@ class SegmentBuilder:
         self._pending: list[pa.Table] = []
         self._pending_docs: list[dict[str, Any]] = []
         self._bm25 = SegmentWriter()
+        self._cards = SegmentWriter()
         self._vectors: list[np.ndarray] = []
         self.rows = 0
         self.docs = 0
 
     def add(
-        self, chunks: pa.Table, doc_row: dict[str, Any], vectors: np.ndarray | None
+        self,
+        chunks: pa.Table,
+        doc_row: dict[str, Any],
+        vectors: np.ndarray | None,
+        card: str = "",
     ) -> tuple[int, int]:
-        """One document's chunk rows, its documents row and vectors; returns its first
-        chunk's row and its documents row in the segment."""
+        """One document's chunk rows, its documents row, vectors and card; returns its
+        first chunk's row and its documents row in the segment."""
         at = (self.rows, self.docs)
         for text in chunks.column("text").to_pylist():
             self._bm25.add(*self.params.text.terms(text))
+        self._cards.add(*self.params.text.terms(card))
         # (a cast, even to the same schema, imports pyarrow.compute: 0.2 s of an update)
         self._pending.append(chunks if chunks.schema == CHUNK_SCHEMA else chunks.cast(CHUNK_SCHEMA))
         self._pending_docs.append(doc_row)
@@ -111,6 +121,7 @@ class SegmentBuilder:
         self._docs.close()
         segment = self._bm25.finish()
         segment.save(self.tmp / BM25_DIR)
+        self._cards.finish().save(self.tmp / CARDS_DIR)
         if dim is not None:
             vecs = np.concatenate(self._vectors) if self._vectors else np.zeros((0, dim))
             np.save(self.tmp / VECTORS, vecs.astype(np.float32))
