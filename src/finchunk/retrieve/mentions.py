@@ -176,6 +176,10 @@ def _tokens(text: str) -> list[_Token]:
 def _words(text: str) -> tuple[str, ...]:
     """The normalised texts of :func:`_tokens` (no token records: an index of 10k
     documents' issuers calls this for every name and alias)."""
+    if not _APOSTROPHES.intersection(text):  # no possessive to join: one findall
+        if text.isascii():  # lowercasing ASCII moves no word boundary
+            return tuple(_TOKEN.findall(text.lower()))
+        return tuple(map(normalize, _TOKEN.findall(text)))
     out: list[str] = []
     end = -2
     for m in _TOKEN.finditer(text):
