@@ -237,9 +237,10 @@ def _variants(info: dict[str, Any]) -> dict[str, SearchOptions]:
     year = (Filter("year", info["year"]),)
     issuer = (Filter("issuer", info["issuer"]),)
     return {
-        "bm25": SearchOptions(k=10),
-        "bm25 year": SearchOptions(k=10, filters=year),
-        "bm25 issuer": SearchOptions(k=10, filters=issuer),
+        "bm25": SearchOptions(k=10, retriever="bm25"),
+        "auto": SearchOptions(k=10),  # over several documents: bm25 with the document prior
+        "bm25 year": SearchOptions(k=10, retriever="bm25", filters=year),
+        "bm25 issuer": SearchOptions(k=10, retriever="bm25", filters=issuer),
         "dense": SearchOptions(k=10, retriever="dense"),
         "dense year": SearchOptions(k=10, retriever="dense", filters=year),
         "dense issuer": SearchOptions(k=10, retriever="dense", filters=issuer),

@@ -33,8 +33,8 @@ import io
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
-from typing import Any
+from dataclasses import asdict, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -68,7 +68,17 @@ from finchunk.retrieve.retriever import (
     make_retriever,
     parse_retriever,
 )
-from finchunk.retrieve.search import Hit, SearchOptions, SearchResult, auto_fuses, is_auto
+from finchunk.retrieve.search import (
+    Hit,
+    SearchOptions,
+    SearchResult,
+    auto_fuses,
+    auto_retriever,
+    is_auto,
+)
+
+if TYPE_CHECKING:
+    from finchunk.retrieve.cards import DocumentMap
 
 SCHEMA = "finchunk"
 #: pgvector's HNSW build and search parameters.
@@ -145,7 +155,7 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.live (
 _TABLES = """
 CREATE TABLE {s}.documents (pos int PRIMARY KEY, id text NOT NULL UNIQUE, title text,
     source text, sha256 text, text text NOT NULL, metadata jsonb NOT NULL,
-    meta_words jsonb NOT NULL);
+    meta_words jsonb NOT NULL, card text NOT NULL);
 CREATE TABLE {s}.chunks (pos int PRIMARY KEY, id text NOT NULL, doc_id text NOT NULL,
     doc_pos int NOT NULL, spans jsonb NOT NULL, section text[] NOT NULL, page int,
     pages int[] NOT NULL, header text NOT NULL, text text NOT NULL, kind text NOT NULL,
@@ -175,7 +185,7 @@ def _meta_words(meta: dict[str, str]) -> str:
 
 def _copy_documents(cur: Any, s: Any, new: Assembled) -> None:
     sql = _psycopg().sql
-    cols = "pos, id, title, source, sha256, text, metadata, meta_words"
+    cols = "pos, id, title, source, sha256, text, metadata, meta_words, card"
     with cur.copy(sql.SQL(f"COPY {{}}.documents ({cols}) FROM STDIN").format(s)) as cp:
         for pos, (row, entry) in enumerate(
             zip(new.docs.to_pylist(), new.manifest.documents, strict=True)
@@ -183,7 +193,7 @@ def _copy_documents(cur: Any, s: Any, new: Assembled) -> None:
             meta = entry.metadata
             cp.write_row(
                 (pos, row["id"], row["title"], row["source"], row["sha256"], row["text"],
-                 json.dumps(meta, ensure_ascii=False), _meta_words(meta))
+                 json.dumps(meta, ensure_ascii=False), _meta_words(meta), entry.card)
             )  # fmt: skip
 
 
@@ -548,18 +558,23 @@ class _PgSource:
     """The generation as the retriever factory's text source: BM25 (the stored parameters,
     plain analyzer) and dense; what needs every text in memory is refused."""
 
-    def __init__(self, gen: _Generation, hnsw: int | None) -> None:
+    def __init__(
+        self, gen: _Generation, hnsw: int | None, documents: DocumentMap | None = None
+    ) -> None:
         self.gen = gen
         self.hnsw = hnsw
         self.params = BM25Params.from_dict(gen.manifest["bm25"])
+        self._documents = documents
 
     @property
     def texts(self) -> Sequence[str]:
         raise InputError("this retriever needs every text in memory; use a local index")
 
     @property
-    def documents(self) -> None:
-        return None
+    def documents(self) -> DocumentMap:
+        if self._documents is None:
+            self._documents = document_map(self.gen)
+        return self._documents
 
     def lexical(self, analyzer: Analyzer, params: BM25Params) -> PgBM25:
         if analyzer.params(params) != self.params:
@@ -579,6 +594,17 @@ class _PgSource:
 
     def candidate_vectors(self, embedder: Embedder) -> Any:
         raise InputError("reranking is not available on a PostgreSQL index; use a local index")
+
+
+def document_map(gen: _Generation) -> DocumentMap:
+    """Each chunk's document and the documents' cards and metadata, read from the
+    generation (for the document prior: what a local index's ``documents`` gives)."""
+    from finchunk.retrieve.cards import DocumentMap
+
+    groups = [r[0] for r in gen.query("SELECT doc_pos FROM {s}.chunks ORDER BY pos", [])]
+    rows = gen.query("SELECT card, metadata::text FROM {s}.documents ORDER BY pos", [])
+    metas = [json.loads(m) for _, m in rows]
+    return DocumentMap(groups, [c for c, _ in rows], metas, canonical=True)
 
 
 _HITS_SQL = """
@@ -605,6 +631,8 @@ class PgIndex:
         self.hnsw = ef_search if approximate else None
         self.conn = connect(url)
         self._embedders: dict[str, Embedder] = {}
+        #: The document map of the generation last read (cards, for the document prior).
+        self._documents: tuple[str, DocumentMap] | None = None
         #: The generation the last search read.
         self.last_generation: str | None = None
 
@@ -658,8 +686,8 @@ class PgIndex:
                 "--auto-filter, --distinct, --per-entity and --budget need a local index"
             )
         auto = is_auto(options.retriever)
-        spec = parse_retriever(RetrieverKind.BM25 if auto else options.retriever)
-        result = SearchResult(query, spec, [], list(options.filters), [])
+        result = SearchResult(query, parse_retriever(RetrieverKind.BM25), [], [], [])
+        result.filters = list(options.filters)
         if options.filters and options.filter_statistics is not FilterStatistics.INDEX:
             result.notes.append(
                 "filter statistics: PostgreSQL scores a filtered search with the whole "
@@ -668,20 +696,23 @@ class PgIndex:
             )
         with self.generation(options.filters) as gen:
             self.last_generation = gen.name
-            if options.filters and not self._any_document(gen):
+            model = (gen.manifest.get("dense") or {}).get("model")
+            spanned = self._spanned(gen)
+            opts = RetrieverOptions(
+                embedder=self._embedder(model), bm25=BM25Params.from_dict(gen.manifest["bm25"])
+            )
+            if auto:
+                opts = self._auto(result, model, spanned, opts)
+            else:
+                result.retriever = parse_retriever(options.retriever)
+            if options.filters and not spanned:
                 result.notes.append(
                     "no document matches the filters " + ", ".join(map(str, options.filters))
                 )
                 return result
-            model = (gen.manifest.get("dense") or {}).get("model")
-            if auto and auto_fuses(model):
-                result.notes.append(
-                    f"auto: bm25; fusing the index's vectors ({model}) needs a local index"
-                )
-            opts = RetrieverOptions(
-                embedder=self._embedder(model), bm25=BM25Params.from_dict(gen.manifest["bm25"])
-            )
-            ranked = make_retriever(spec, _PgSource(gen, self.hnsw), opts).search(query, options.k)
+            source = _PgSource(gen, self.hnsw, self._document_map(gen))
+            ranked = make_retriever(result.retriever, source, opts).search(query, options.k)
+            self._remember(gen, source)
             result.hits = self._hits(gen, ranked)
         if len(ranked) < options.k:
             result.notes.append(
@@ -690,13 +721,36 @@ class PgIndex:
         return result
 
     @staticmethod
-    def _any_document(gen: _Generation) -> bool:
+    def _auto(
+        result: SearchResult, model: str | None, spanned: int, opts: RetrieverOptions
+    ) -> RetrieverOptions:
+        """``auto`` as over a local index, less what needs one: BM25, with the document
+        prior when the search spans several documents; the index's vectors are not fused."""
+        if auto_fuses(model):
+            result.notes.append(
+                f"auto: fusing the index's vectors ({model}) needs a local index"
+            )
+            model = None
+        choice = auto_retriever(model, None, result.notes, spanned)
+        result.retriever = choice.spec
+        return opts if choice.prior is None else replace(opts, prior=choice.prior)
+
+    @staticmethod
+    def _spanned(gen: _Generation) -> int:
+        """How many documents the search spans (those the filters keep)."""
         where, params = gen.where
-        return bool(
-            gen.query(f"SELECT EXISTS (SELECT 1 FROM {{s}}.documents c WHERE {where})", params)[0][
-                0
-            ]
-        )
+        return int(gen.query(f"SELECT count(*) FROM {{s}}.documents c WHERE {where}", params)[0][0])
+
+    def _document_map(self, gen: _Generation) -> DocumentMap | None:
+        """The generation's document map, read once per generation (None until a retriever
+        asks: a search without the prior reads nothing)."""
+        if self._documents is not None and self._documents[0] == gen.name:
+            return self._documents[1]
+        return None
+
+    def _remember(self, gen: _Generation, source: _PgSource) -> None:
+        if source._documents is not None:
+            self._documents = (gen.name, source._documents)
 
     @staticmethod
     def _hits(gen: _Generation, ranked: Hits) -> list[Hit]:
