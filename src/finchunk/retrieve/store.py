@@ -75,7 +75,8 @@ if TYPE_CHECKING:  # the retriever stack is imported when a retriever is asked f
     from finchunk.retrieve.rerank import CandidateVectors
     from finchunk.retrieve.retriever import InMemoryTexts, RetrieverSpec
 
-FORMAT = 2
+#: 3: each segment holds its documents' card postings (``cards/``), each entry its card.
+FORMAT = 3
 CURRENT = "CURRENT"
 MANIFEST = "manifest.json"
 LIVE_DF = "live_df"
@@ -521,11 +522,10 @@ class Index:
         indexed: a search of 10k documents no longer spends 0.4 s making them), for
         retrievers with a document prior."""
         from finchunk.retrieve.analyzers import PLAIN
-        from finchunk.retrieve.cards import DocumentMap, card_text
+        from finchunk.retrieve.cards import DocumentMap
         from finchunk.retrieve.lexical import LexicalIndex
 
-        docs = self.manifest.documents
-        cards = [d.card or card_text(d.title or d.id, d.metadata) for d in docs]
+        cards = [d.card for d in self.manifest.documents]
         stored = {(PLAIN.name.value, self.header.bm25_params): LexicalIndex(self.stored_cards())}
         return DocumentMap(
             self.chunk_doc, cards, self.doc_metadata, self.meta_index, stored, canonical=True
