@@ -22,6 +22,7 @@ pgserver = pytest.importorskip(
 )
 
 from finchunk.cli import app  # noqa: E402
+from finchunk.errors import InputError  # noqa: E402
 from finchunk.retrieve.build import Source, build_index  # noqa: E402
 from finchunk.retrieve.filters import Filter  # noqa: E402
 from finchunk.retrieve.kinds import FilterStatistics  # noqa: E402
@@ -217,3 +218,13 @@ def test_an_unreachable_server_is_one_line(tmp_path) -> None:
         done = CliRunner().invoke(app, args)
         assert done.exit_code == 2
         assert done.output.count("\n") == 1 and "cannot use PostgreSQL" in done.output
+
+def test_a_generation_of_another_format_is_refused_with_one_line(server, corpus) -> None:
+    url = _new_database(server, "oldformat")
+    sources, _ = corpus
+    build_pg_index(sources[:2], url, CONFIG)
+    with connect(url) as conn:
+        conn.execute(f"UPDATE {SCHEMA}.generations SET manifest = manifest || '{{\"format\": 2}}'")
+        conn.commit()
+    with PgIndex(url) as pg, pytest.raises(InputError, match="format 2.*write it again"):
+        pg.search(QUERIES[0])

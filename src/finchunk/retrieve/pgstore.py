@@ -75,6 +75,7 @@ from finchunk.retrieve.search import (
     auto_retriever,
     is_auto,
 )
+from finchunk.retrieve.store import FORMAT
 
 if TYPE_CHECKING:
     from finchunk.retrieve.cards import DocumentMap
@@ -121,6 +122,17 @@ def _safe(url: str) -> str:
         return url
     scheme, _, user = head.partition("//")
     return f"{scheme}//{user.split(':', 1)[0]}:***@{tail}"
+
+
+def _check_format(url: str, manifest: dict[str, Any]) -> None:
+    """A generation is read only in the tables' layout of this finchunk (the cards came in
+    format 3): one written before is refused with a line that says to write it again."""
+    if manifest.get("format") != FORMAT:
+        raise InputError(
+            f"{_safe(url)}: the index was written by finchunk "
+            f"{manifest.get('finchunk_version')} (format {manifest.get('format')}); this is "
+            f"format {FORMAT}: write it again with `finchunk index FILES --to URL`"
+        )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -684,6 +696,7 @@ class PgIndex:
             if row is None:
                 raise InputError(f"{_safe(self.url)}: no finchunk index here; write one with "
                                  "`finchunk index FILES --to URL`")  # fmt: skip
+            _check_format(self.url, row[1])
             yield _Generation(self.conn, row[0], row[1], filter_sql(filters))
 
     def _embedder(self, model: str | None) -> Embedder:
