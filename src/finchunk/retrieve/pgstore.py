@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
@@ -570,12 +570,17 @@ class _PgSource:
     plain analyzer) and dense; what needs every text in memory is refused."""
 
     def __init__(
-        self, gen: _Generation, hnsw: int | None, documents: DocumentMap | None = None
+        self,
+        gen: _Generation,
+        hnsw: int | None,
+        documents: Callable[[], DocumentMap] | None = None,
     ) -> None:
+        """``documents``: gives the generation's document map (read when a retriever with
+        the prior first asks; default: read from ``gen`` then)."""
         self.gen = gen
         self.hnsw = hnsw
         self.params = BM25Params.from_dict(gen.manifest["bm25"])
-        self._documents = documents
+        self._documents = documents or (lambda: document_map(gen))
 
     @property
     def texts(self) -> Sequence[str]:
@@ -583,9 +588,7 @@ class _PgSource:
 
     @property
     def documents(self) -> DocumentMap:
-        if self._documents is None:
-            self._documents = document_map(self.gen)
-        return self._documents
+        return self._documents()
 
     def lexical(self, analyzer: Analyzer, params: BM25Params) -> PgBM25:
         if analyzer.params(params) != self.params:
@@ -742,9 +745,8 @@ class PgIndex:
                     "no document matches the filters " + ", ".join(map(str, options.filters))
                 )
                 return result
-            source = _PgSource(gen, self.hnsw, self._document_map(gen))
+            source = _PgSource(gen, self.hnsw, lambda: self._document_map(gen))
             ranked = make_retriever(result.retriever, source, opts).search(query, options.k)
-            self._remember(gen, source)
             result.hits = self._hits(gen, ranked)
         if len(ranked) < options.k:
             result.notes.append(
@@ -770,16 +772,12 @@ class PgIndex:
         where, params = gen.where
         return int(gen.query(f"SELECT count(*) FROM {{s}}.documents c WHERE {where}", params)[0][0])
 
-    def _document_map(self, gen: _Generation) -> DocumentMap | None:
-        """The generation's document map, read once per generation (None until a retriever
-        asks: a search without the prior reads nothing)."""
-        if self._documents is not None and self._documents[0] == gen.name:
-            return self._documents[1]
-        return None
-
-    def _remember(self, gen: _Generation, source: _PgSource) -> None:
-        if source._documents is not None:
-            self._documents = (gen.name, source._documents)
+    def _document_map(self, gen: _Generation) -> DocumentMap:
+        """The generation's document map, read once per generation (a search without the
+        prior reads none)."""
+        if self._documents is None or self._documents[0] != gen.name:
+            self._documents = (gen.name, document_map(gen))
+        return self._documents[1]
 
     @staticmethod
     def _hits(gen: _Generation, ranked: Hits) -> list[Hit]:
