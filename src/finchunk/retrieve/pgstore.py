@@ -732,7 +732,7 @@ class PgIndex:
         with self.generation(options.filters) as gen:
             self.last_generation = gen.name
             model = (gen.manifest.get("dense") or {}).get("model")
-            spanned = self._spanned(gen)
+            spanned = self._spanned(gen) if auto or options.filters else 0
             opts = RetrieverOptions(
                 embedder=self._embedder(model), bm25=BM25Params.from_dict(gen.manifest["bm25"])
             )
