@@ -228,3 +228,19 @@ def test_a_generation_of_another_format_is_refused_with_one_line(server, corpus)
         conn.commit()
     with PgIndex(url) as pg, pytest.raises(InputError, match="format 2.*write it again"):
         pg.search(QUERIES[0])
+
+
+def test_a_lexical_search_needs_no_embedding_model(built, monkeypatch) -> None:
+    import finchunk.retrieve.pgstore as pgstore
+
+    def missing(name: str):
+        raise InputError(f"{name}: pip install the extra")
+
+    monkeypatch.setattr(pgstore, "make_embedder", missing)
+    _, url = built
+    with PgIndex(url) as pg:
+        assert pg.search(QUERIES[0], SearchOptions(retriever="bm25")).hits
+        assert pg.search(QUERIES[0], SearchOptions(retriever="bm25-prior")).hits
+        assert pg.search(QUERIES[0]).hits  # auto over hashing vectors: the prior, no model
+        with pytest.raises(InputError, match="pip install"):
+            pg.search(QUERIES[0], SearchOptions(retriever="dense"))

@@ -72,6 +72,7 @@ from finchunk.retrieve.search import (
     Hit,
     SearchOptions,
     SearchResult,
+    auto_fuses,
     auto_retriever,
     is_auto,
 )
@@ -733,13 +734,13 @@ class PgIndex:
             self.last_generation = gen.name
             model = (gen.manifest.get("dense") or {}).get("model")
             spanned = self._spanned(gen) if auto or options.filters else 0
-            opts = RetrieverOptions(
-                embedder=self._embedder(model), bm25=BM25Params.from_dict(gen.manifest["bm25"])
-            )
+            opts = RetrieverOptions(bm25=BM25Params.from_dict(gen.manifest["bm25"]))
             if auto:
                 opts = self._auto(result, model, spanned, opts)
             else:
                 result.retriever = parse_retriever(options.retriever)
+                if result.retriever.needs_embedder:  # made once per index, kept
+                    opts = replace(opts, embedder=self._embedder(model))
             if options.filters and not spanned:
                 result.notes.append(
                     "no document matches the filters " + ", ".join(map(str, options.filters))
@@ -754,13 +755,19 @@ class PgIndex:
             )
         return result
 
-    @staticmethod
     def _auto(
-        result: SearchResult, model: str | None, spanned: int, opts: RetrieverOptions
+        self, result: SearchResult, model: str | None, spanned: int, opts: RetrieverOptions
     ) -> RetrieverOptions:
         """``auto`` as over a local index: BM25, its top 100 fused with the index's vectors
-        of a model auto fuses, the document prior when the search spans several documents."""
-        choice = auto_retriever(model, None, result.notes, spanned)
+        of a model auto fuses, the document prior when the search spans several documents.
+        The model is made once per index (``auto_retriever`` says why when it cannot be)."""
+        embedder = None
+        if auto_fuses(model):
+            try:
+                embedder = self._embedder(model)
+            except InputError:
+                embedder = None  # (not installed: auto_retriever notes it and runs bm25)
+        choice = auto_retriever(model, embedder, result.notes, spanned)
         result.retriever = choice.spec
         if choice.embedder is not None:
             opts = replace(opts, embedder=choice.embedder)
