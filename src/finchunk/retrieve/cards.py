@@ -75,6 +75,11 @@ def document_card(doc: Document, lead_chars: int = 0) -> str:
     return card_text(doc.title or doc.id, doc.metadata, doc.text[:lead_chars])
 
 
+def _key(analyzer: Analyzer, params: BM25Params) -> tuple[str, BM25Params]:
+    """What a card index is kept under: its analyzer's name and the parameters asked for."""
+    return (analyzer.name.value, params)
+
+
 class DocumentMap:
     """Which document each text belongs to, and one card (and metadata) per document.
 
@@ -88,13 +93,13 @@ class DocumentMap:
         cards: Sequence[str],
         metadata: Sequence[Mapping[str, Any]] | None = None,
         meta_index: MetadataIndex | None = None,
-        lexical: Mapping[tuple[str, BM25Params], LexicalIndex] | None = None,
+        lexical: Mapping[tuple[Analyzer, BM25Params], LexicalIndex] | None = None,
         canonical: bool = False,
     ) -> None:
         """``meta_index``: the documents' metadata index when the caller has one (an
         index's), else built from ``metadata`` when a question is first matched;
-        ``lexical``: BM25 indexes of the cards already made, by (analyzer name, parameters)
-        as :meth:`lexical` is asked (an index's stored card postings); ``canonical``: the
+        ``lexical``: BM25 indexes of the cards already made, by the (analyzer, parameters)
+        :meth:`lexical` is asked for (an index's stored card postings); ``canonical``: the
         metadata is canonical already (an index's), not canonicalised again."""
         self.groups = np.asarray(groups, dtype=np.int64)
         self.cards = tuple(cards)
@@ -104,7 +109,7 @@ class DocumentMap:
         if self.groups.size and not 0 <= self.groups.min() <= self.groups.max() < len(metas):
             raise ValueError("groups name a document position outside the cards")
         self.metadata = tuple(metas) if canonical else tuple(map(canonical_metadata, metas))
-        self._lexical: dict[tuple[str, BM25Params], LexicalIndex] = dict(lexical or {})
+        self._lexical = {_key(a, p): index for (a, p), index in (lexical or {}).items()}
         for index in self._lexical.values():
             if index.size != len(self.cards):
                 raise ValueError(f"a card index of {index.size} for {len(self.cards)} cards")
@@ -146,7 +151,7 @@ class DocumentMap:
 
     def lexical(self, analyzer: Analyzer, params: BM25Params) -> LexicalIndex:
         """BM25 over the cards (built once per analyzer and parameters)."""
-        key = (analyzer.name.value, params)
+        key = _key(analyzer, params)
         if key not in self._lexical:
             from finchunk.retrieve.lexical import LexicalIndex
 

@@ -722,8 +722,7 @@ class PgIndex:
                 "--auto-filter, --distinct, --per-entity and --budget need a local index"
             )
         auto = is_auto(options.retriever)
-        result = SearchResult(query, parse_retriever(RetrieverKind.BM25), [], [], [])
-        result.filters = list(options.filters)
+        result = SearchResult(query, parse_retriever(RetrieverKind.BM25), [], list(options.filters))
         if options.filters and options.filter_statistics is not FilterStatistics.INDEX:
             result.notes.append(
                 "filter statistics: PostgreSQL scores a filtered search with the whole "

@@ -526,7 +526,7 @@ class Index:
         from finchunk.retrieve.lexical import LexicalIndex
 
         cards = [d.card for d in self.manifest.documents]
-        stored = {(PLAIN.name.value, self.header.bm25_params): LexicalIndex(self.stored_cards())}
+        stored = {(PLAIN, self.header.bm25_params): LexicalIndex(self.stored_cards())}
         return DocumentMap(
             self.chunk_doc, cards, self.doc_metadata, self.meta_index, stored, canonical=True
         )
@@ -536,16 +536,28 @@ class Index:
         cards' statistics: what BM25 over every card (in document order) would give."""
         segments = {n: Segment.load(self.root / n / CARDS_DIR) for n in self.header.segments}
         positions = document_positions(self.manifest, {n: s.size for n, s in segments.items()})
-        parts = []
-        for name, segment in segments.items():
-            df = None
-            if name in self.header.live_card_df:
-                df = np.load(self.gen / LIVE_CARD_DF / f"{name}.npy", mmap_mode="r")
-            parts.append(SegmentPart(segment, positions[name], df))
+        parts = self._parts(segments, positions, LIVE_CARD_DF, self.header.live_card_df)
         stats = CorpusStats(**self.header.card_stats)
         return BM25Index.from_parts(
             self.header.bm25_params, parts, stats, len(self.manifest.documents)
         )
+
+    def _parts(
+        self,
+        segments: Mapping[str, Segment],
+        positions: Mapping[str, np.ndarray | None],
+        live_folder: str,
+        live: Sequence[str],
+    ) -> list[SegmentPart]:
+        """The segments as BM25 parts: their rows at ``positions``, and the generation's
+        live document frequencies for the segments named in ``live`` (memory-mapped)."""
+        parts = []
+        for name, segment in segments.items():
+            df = None
+            if name in live:
+                df = np.load(self.gen / live_folder / f"{name}.npy", mmap_mode="r")
+            parts.append(SegmentPart(segment, positions[name], df))
+        return parts
 
     def lexical(
         self, analyzer: Analyzer | None = None, params: BM25Params | None = None
@@ -568,13 +580,8 @@ class Index:
 
     def stored_bm25(self) -> BM25Index:
         """The BM25 index of the segments, memory-mapped, with the live chunks' statistics."""
-        parts = []
-        for name in self.header.segments:
-            df = None
-            if name in self.header.live_df:
-                df = np.load(self.gen / LIVE_DF / f"{name}.npy", mmap_mode="r")
-            segment = Segment.load(self.root / name / BM25_DIR)
-            parts.append(SegmentPart(segment, self.positions[name], df))
+        segments = {n: Segment.load(self.root / n / BM25_DIR) for n in self.header.segments}
+        parts = self._parts(segments, self.positions, LIVE_DF, self.header.live_df)
         stats = CorpusStats(**self.header.bm25_stats)
         return BM25Index.from_parts(self.header.bm25_params, parts, stats, self.size)
 
@@ -675,15 +682,16 @@ def document_positions(
     seg = np.fromiter((code[d.segment] for d in docs), np.int64, len(docs))
     row = np.fromiter((d.doc_row for d in docs), np.int64, len(docs))
     at = np.arange(len(docs), dtype=np.int64)
-    out = {name: np.full(sizes[name], -1, dtype=np.int64) for name in names}
+    out: dict[str, np.ndarray | None] = {}
     for i, name in enumerate(names):
         here = seg == i
-        out[name][row[here]] = at[here]
+        out[name] = pos = np.full(sizes[name], -1, dtype=np.int64)
+        pos[row[here]] = at[here]
     if len(out) == 1:
-        ((name, pos),) = out.items()
-        if bool((pos == np.arange(pos.size)).all()):
+        ((name, only),) = out.items()
+        if only is not None and bool((only == np.arange(only.size)).all()):
             return {name: None}
-    return dict(out)
+    return out
 
 
 def _check_version(root: Path, m: Manifest) -> None:
