@@ -29,13 +29,18 @@ def test_segment_postings_are_the_terms_documents_and_frequencies(tmp_path: Path
     seg = Segment.load(tmp_path / "bm25")
     assert (tmp_path / "bm25" / "terms.txt").read_text(encoding="utf-8").split() == [
         "alfa",
+        "alfa*",
         "beta",
+        "beta*",
+        "delt*",
         "delta",
+        "gamm*",
         "gamma",
-    ]
-    docs, tf = seg.postings_of(seg.term_id("alfa"))
-    assert docs.tolist() == [i for i in range(280) if i % 4 in (0, 2)]
-    assert tf.tolist() == [2, 1] * 70
+    ]  # each word, and its prefix term
+    for term in ("alfa", "alfa*"):
+        docs, tf = seg.postings_of(seg.term_id(term))
+        assert docs.tolist() == [i for i in range(280) if i % 4 in (0, 2)]
+        assert tf.tolist() == [2, 1] * 70
     assert seg.term_id("omega") == -1 and seg.term_id("") == -1
 
 

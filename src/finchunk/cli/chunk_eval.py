@@ -18,6 +18,7 @@ from finchunk.cli.common import (
     RERANK_HELP,
     BM25BOpt,
     BM25K1Opt,
+    BM25PrefixOpt,
     DaskOpt,
     DistinctOpt,
     HeaderMode,
@@ -342,6 +343,7 @@ def eval_cmd(
     split_tables: SplitTablesOpt = False,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
+    bm25_prefix: BM25PrefixOpt = None,
     out: OutOpt = None,
     as_json: JsonOpt = False,
     run_out: RunOutOpt = None,
@@ -355,7 +357,7 @@ def eval_cmd(
             raise InputError("--questions is required")
         corpus, alignment = _eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
-        params = bm25_params(bm25_k1, bm25_b)
+        params = bm25_params(bm25_k1, bm25_b, bm25_prefix)
         variants = _variants(
             strategies, header, retriever, embedder, represent, split_tables, params
         )

@@ -241,8 +241,9 @@ class HeaderMode(StrEnum):
         return {"on": [True], "off": [False], "both": [False, True]}[self.value]
 
 
-#: ``--bm25-k1`` / ``--bm25-b`` (eval, bench financebench, index); None: the default of
-#: :class:`finchunk.retrieve.bm25.BM25Params` (k1 0.9, b 0.5; a test checks these help texts).
+#: ``--bm25-k1`` / ``--bm25-b`` / ``--bm25-prefix`` (eval, bench financebench, index); None:
+#: the default of :class:`finchunk.retrieve.bm25.BM25Params` (k1 0.9, b 0.5, prefix terms of
+#: 4 characters; a test checks these help texts).
 BM25K1Opt = Annotated[
     float | None,
     typer.Option("--bm25-k1", help="BM25 k1, term-frequency saturation (> 0; default 0.9)."),
@@ -250,6 +251,14 @@ BM25K1Opt = Annotated[
 BM25BOpt = Annotated[
     float | None,
     typer.Option("--bm25-b", help="BM25 b, length normalisation 0-1 (default 0.5)."),
+]
+BM25PrefixOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--bm25-prefix",
+        help="Also index each word by its first N characters, out of the length (default 4; "
+        "0: exact words only).",
+    ),
 ]
 
 
@@ -323,14 +332,18 @@ def is_database_url(target: object) -> bool:
     return str(target).startswith(("postgresql://", "postgres://"))
 
 
-def bm25_params(k1: float | None, b: float | None) -> BM25Params:
-    """BM25's default parameters with the ``--bm25-k1`` / ``--bm25-b`` given (validated)."""
+def bm25_params(k1: float | None, b: float | None, prefix: int | None = None) -> BM25Params:
+    """BM25's default parameters with the ``--bm25-k1`` / ``--bm25-b`` / ``--bm25-prefix``
+    given (validated)."""
     from dataclasses import replace
 
     from finchunk.retrieve.bm25 import BM25Params
 
+    params = BM25Params()
     given = {n: v for n, v in (("k1", k1), ("b", b)) if v is not None}
-    return replace(BM25Params(), **given)
+    if prefix is not None:
+        given["text"] = replace(params.text, prefix=prefix)
+    return replace(params, **given)
 
 
 def parse_ks(spec: str, option: str = "-k") -> list[int]:

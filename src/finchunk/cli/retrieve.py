@@ -19,6 +19,7 @@ from finchunk.cli.common import (
     RERANK_HELP,
     BM25BOpt,
     BM25K1Opt,
+    BM25PrefixOpt,
     DaskOpt,
     DaskPartsOpt,
     HeaderOpt,
@@ -70,6 +71,7 @@ def index_cmd(
     ] = None,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
+    bm25_prefix: BM25PrefixOpt = None,
     prune: Annotated[
         bool,
         typer.Option(
@@ -90,8 +92,8 @@ def index_cmd(
     """Build or update a search index (only changed or new documents are processed again).
 
     Metadata for filters: a NAME.meta.json beside NAME.md ({"issuer": ..., "year": ...,
-    "doc_type": ...}), or the columns of a --docs table. --bm25-k1/--bm25-b are stored in
-    the index; search uses them. --dask runs parsing, chunking and embedding on a Dask
+    "doc_type": ...}), or the columns of a --docs table. --bm25-k1/--bm25-b/--bm25-prefix are
+    stored in the index; search uses them. --dask runs parsing, chunking and embedding on a Dask
     cluster (the index is the same)."""
     from finchunk.retrieve.build import IndexConfig, document_sources, file_sources
 
@@ -105,7 +107,12 @@ def index_cmd(
         if not sources:
             raise InputError("give files or folders to index, or --docs TABLE")
         config = IndexConfig(
-            strategy, size, overlap, header, model if dense else None, bm25_params(bm25_k1, bm25_b)
+            strategy,
+            size,
+            overlap,
+            header,
+            model if dense else None,
+            bm25_params(bm25_k1, bm25_b, bm25_prefix),
         )
         with work_on(dask, dask_parts, mode) as work, stage_bars() as bars:
             report = _build(sources, to or out, config, bars, work, (prune, mode))

@@ -108,7 +108,7 @@ class FeedbackRetriever:
         pipeline = self.lexical.params.text
         query_terms = pipeline.tokens(self.lexical.analyzer.expand(query))
         first = self.lexical.search(query, self.params.docs, mask)
-        lists = [pipeline.tokens(self.texts[p]) for p in first.positions.tolist()]
+        lists = [pipeline.words(self.texts[p])[0] for p in first.positions.tolist()]
         model = relevance_model(lists, first.scores.tolist(), self.params.terms)
         return interpolate(query_terms, model, self.params.weight)
 
