@@ -10,7 +10,7 @@ import pytest
 
 from finchunk.errors import InputError
 from finchunk.retrieve.bm25 import BM25Index, CorpusStats, merge_doc_freqs, top_k
-from finchunk.retrieve.postings import Segment, decode_varints, encode_varints
+from finchunk.retrieve.postings import Segment, SegmentWriter, decode_varints, encode_varints
 
 
 def test_varints_round_trip_every_width() -> None:
@@ -42,6 +42,31 @@ def test_segment_postings_are_the_terms_documents_and_frequencies(tmp_path: Path
         assert docs.tolist() == [i for i in range(280) if i % 4 in (0, 2)]
         assert tf.tolist() == [2, 1] * 70
     assert seg.term_id("omega") == -1 and seg.term_id("") == -1
+
+
+@pytest.mark.parametrize("block", [1, 3, 4096])
+def test_postings_are_sorted_block_by_block_as_a_whole(
+    block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer sorts one block of documents at a time into place: the same postings
+    (by term, documents ascending) however many blocks, wide frequencies included."""
+    rng = np.random.default_rng(5)
+    words = [f"t{i}" for i in range(40)]
+    docs = [[str(w) for w in rng.choice(words, rng.integers(0, 30))] for _ in range(50)]
+    docs[7] = ["wide"] * 70_000  # a frequency above uint16
+    monkeypatch.setattr(SegmentWriter, "BLOCK", block)
+    writer = SegmentWriter()
+    for terms in docs:
+        writer.add(terms, len(terms))
+    seg = writer.finish()
+    expected: dict[str, list[tuple[int, int]]] = {}
+    for d, terms in enumerate(docs):
+        for term in dict.fromkeys(terms):
+            expected.setdefault(term, []).append((d, terms.count(term)))
+    assert seg.terms() == sorted(t.encode() for t in expected)
+    for term, postings in expected.items():
+        got_docs, got_tf = seg.postings_of(seg.term_id(term))
+        assert list(zip(got_docs.tolist(), got_tf.tolist(), strict=True)) == postings
 
 
 def test_loaded_index_is_memory_mapped_and_ranks_the_same(tmp_path: Path) -> None:
