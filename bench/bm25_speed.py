@@ -94,7 +94,7 @@ def engines(texts: list[str], tokens: list[list[str]], params: BM25Params, tmp: 
     cold = BM25Index.load(tmp / "finchunk")  # memory-mapped, as an index is searched
     cold.cache_bytes = 0  # every query decodes its terms
     out["finchunk"] = (lambda q: cold.search(q, 10), build, tmp / "finchunk")
-    warm = BM25Index.load(tmp / "finchunk")  # default: decoded terms cached (64 MB)
+    warm = BM25Index.load(tmp / "finchunk")  # default: decoded terms cached (128 MB)
     out["finchunk+cache"] = (lambda q: warm.search(q, 10), build, None)
     try:
         import tantivy

@@ -4,6 +4,7 @@ out of the length, validated parameters, and the parameters an index is built wi
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
@@ -113,6 +114,24 @@ def test_prefix_terms_match_other_forms_and_exact_words_stay_ahead() -> None:
     ).positions.tolist() == [1]
     es = BM25Index(["Los ingresos crecieron", "Gastos de personal"], BM25Params())
     assert es.search("ingreso", 2).positions.tolist() == [0]
+
+
+def test_a_query_word_and_its_prefix_term_score_as_the_two_terms() -> None:
+    """Search sums a word and its prefix term as one list (a number or a short word
+    doubled, its prefix term being the same postings): the scores of the raw terms."""
+    rng = np.random.default_rng(11)
+    vocab = ["tax", "taxes", "taxable", "neta", "netas", "net", "2024", "20245", "ventas"]
+    texts = [" ".join(rng.choice(vocab, rng.integers(1, 12))) for _ in range(300)]
+    index = BM25Index(texts, BM25Params())
+    for query in ("tax neta 2024", "taxes netas", "net ventas 20245 tax", "taxable"):
+        raw = Counter(P.tokens(query))
+        for k in (300, 5):  # every chunk, and the dense top k
+            got = index.search(query, k)
+            want = index.search_weighted({t: float(c) for t, c in raw.items()}, k)
+            assert got.positions.tolist() == want.positions.tolist(), query
+            assert got.scores.tolist() == pytest.approx(want.scores.tolist(), rel=1e-6)
+        scores = index.scores(query)
+        assert scores[got.positions].tolist() == pytest.approx(got.scores.tolist(), rel=1e-6)
 
 
 def test_numbers_match_but_do_not_lengthen_a_table() -> None:

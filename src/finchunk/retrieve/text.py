@@ -199,11 +199,14 @@ class TextPipeline:
         """The terms of ``text`` (its words, then their prefix terms) and its length for
         BM25 (the words BM25 counts)."""
         toks, length = self.words(text)
-        n = self.prefix
-        if n:
-            mark = PREFIX_MARK
-            toks += [(t if t.isdigit() else t[:n]) + mark for t in toks]
+        if self.prefix:
+            toks += [self.prefix_term(t) for t in toks]
         return toks, length
+
+    def prefix_term(self, word: str) -> str:
+        """``word``'s prefix term: its first :attr:`prefix` characters, marked; a number
+        whole (``revenues`` → ``reve*``, ``tax`` → ``tax*``, ``2024`` → ``2024*``)."""
+        return (word if word.isdigit() else word[: self.prefix]) + PREFIX_MARK
 
     def words(self, text: str) -> tuple[list[str], int]:
         """The words of ``text`` (no prefix terms) and its length for BM25."""
