@@ -57,7 +57,7 @@ def _same_index(a: Index, b: Index) -> None:
     for q in QUERIES:
         la, lb = a.lexical(), b.lexical()
         assert np.max(np.abs(la.scores(q) - lb.scores(q))) <= 1e-9
-        for name in ("bm25", "dense", "hybrid"):
+        for name in ("bm25", "dense", "hybrid", "hybrid-cc"):
             assert a.retriever(name).search(q, 10) == b.retriever(name).search(q, 10)
 
 

