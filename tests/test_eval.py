@@ -226,3 +226,22 @@ def test_auto_filter_scores_with_the_kept_documents_statistics_unless_told(tmp_p
     assert not any(q.isolated for q in masked)
     assert [q.docs for q in masked] == [q.docs for q in kept]
     assert EvalSettings().filter_statistics is FilterStatistics.KEPT
+
+
+def test_document_scope_scores_each_question_with_its_documents_own_statistics(
+    tmp_path: Path,
+) -> None:
+    # A question of one filing is ranked as in an index of that filing alone (FinanceBench's
+    # per-document scope does the same); INDEX keeps the corpus's statistics and only masks.
+    from finchunk.datasets import SampleConfig, generate, write_lesson_files
+    from finchunk.evaluate.harness import queries
+    from finchunk.retrieve.kinds import FilterStatistics
+
+    files = write_lesson_files(generate(SampleConfig()), tmp_path)
+    corpus = read_corpus(files.documents, files.passages, files.questions)
+    own = queries(corpus, scope=Scope.DOCUMENT)
+    masked = queries(corpus, scope=Scope.DOCUMENT, statistics=FilterStatistics.INDEX)
+    assert own and all(q.docs and q.isolated for q in own)
+    assert [q.docs for q in masked] == [q.docs for q in own]
+    assert not any(q.isolated for q in masked)
+    assert not any(q.isolated for q in queries(corpus))  # one corpus index: nothing narrowed

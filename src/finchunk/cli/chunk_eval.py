@@ -270,8 +270,9 @@ AutoFilterOpt = Annotated[bool, typer.Option(help="Search only the documents eac
 FilterStatisticsOpt = Annotated[
     FilterStatistics,
     typer.Option(
-        help="BM25 statistics of a filtered search: kept (an index of the documents kept) "
-        "or index (the whole corpus's; the filter only masks); auto is kept here."
+        help="BM25 statistics of a question narrowed to some documents (--scope document, "
+        "--auto-filter): kept (an index of those documents) or index (the whole corpus's; "
+        "the others are only masked out); auto is kept here."
     ),
 ]
 OutOpt = Annotated[

@@ -136,9 +136,13 @@ def queries(
 ) -> list[Query]:
     """One query per answerable question: its own documents with ``scope=DOCUMENT``, the
     documents its text names with ``auto_filter`` (the two combine; ``policy``: which
-    fields and years the filter uses, default all fields and every year named; a question
-    the filter narrows is scored with ``statistics``); with ``per_entity``, the documents
-    of each issuer it names."""
+    fields and years the filter uses, default all fields and every year named); with
+    ``per_entity``, the documents of each issuer it names.
+
+    A question narrowed to some documents, by its scope or by the filter, is scored with
+    ``statistics``: by default those documents' own (an index of them alone), as a filtered
+    search scores them and as a filing searched alone would be; ``INDEX`` only masks the
+    other documents out of the corpus's index."""
     named = _Named(corpus, policy or AutoFilterPolicy()) if auto_filter or per_entity else None
     out = []
     for q in corpus.answerable:
@@ -149,7 +153,7 @@ def queries(
         if found is not None:
             docs = found if docs is None else docs & found
         entities = named.entities(q.text) if named and per_entity else ()
-        isolated = found is not None and statistics is not FilterStatistics.INDEX  # auto: kept
+        isolated = docs is not None and statistics is not FilterStatistics.INDEX  # auto: kept
         out.append(
             Query(q.id, q.text, None if docs is None else tuple(sorted(docs)), isolated, entities)
         )

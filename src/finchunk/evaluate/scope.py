@@ -11,4 +11,6 @@ class Scope(StrEnum):
     """Which chunks a question searches."""
 
     CORPUS = "corpus"  # one index over every document
-    DOCUMENT = "document"  # only the question's own documents (a metadata filter)
+    # only the question's own documents (a metadata filter), scored with their own BM25
+    # statistics unless ``--filter-statistics index``
+    DOCUMENT = "document"
