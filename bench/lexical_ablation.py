@@ -14,7 +14,10 @@ Every cell is the measure of a configuration, then its per-question wins/losses 
 
     python bench/lexical_ablation.py --demo /tmp/lex-demo --edgar ../shared/data/edgar \\
         [--financebench ../shared/data/financebench --fb-docs /tmp/fbdocs.pkl] \\
-        [--configs lesson,default] [--json OUT]
+        [--configs lesson,default | --grid] [--json OUT]
+
+``--grid`` runs k1 x b around the default pipeline instead (:data:`GRID_K1` x
+:data:`GRID_B`), each cell against ``default``.
 
 ``--fb-docs`` is a pickle of ``parse_documents(fb)`` (written there when missing).
 
@@ -79,6 +82,21 @@ CONFIGS: dict[str, BM25Params] = {
     "default, b 0.75": replace(BM25Params(), b=0.75),
     "default, k1 1.5": replace(BM25Params(), k1=1.5),
 }
+
+
+GRID_K1 = (0.5, 0.7, 0.9, 1.2, 1.5)
+GRID_B = (0.3, 0.4, 0.5, 0.6, 0.75)
+
+
+def grid() -> dict[str, BM25Params]:
+    """The default pipeline over k1 x b, the default first (the others compare to it)."""
+    d = BM25Params()
+    out = {"default": d}
+    for k1 in GRID_K1:
+        for b in GRID_B:
+            if (k1, b) != (d.k1, d.b):
+                out[f"k1 {k1}, b {b}"] = replace(d, k1=k1, b=b)
+    return out
 
 
 @dataclass(frozen=True)
@@ -170,7 +188,8 @@ def financebench_cells(folder: Path, pickled: Path) -> list[Cell]:
 def ablate(
     cells: Sequence[Cell], configs: dict[str, BM25Params], log: Callable[[str], None] = print
 ) -> dict[str, dict[str, dict[str, float]]]:
-    """config → column → {mean, wins, losses} against ``lesson`` (the first config)."""
+    """config → column → {mean, wins, losses} against the first config (``lesson``, or
+    ``default`` in the grid)."""
     base: dict[str, dict[str, float]] = {}
     table: dict[str, dict[str, dict[str, float]]] = {}
     for name, params in configs.items():
@@ -187,7 +206,7 @@ def ablate(
 
 
 def markdown(table: dict[str, dict[str, dict[str, float]]]) -> str:
-    """One row per configuration; each cell ``mean +wins/−losses`` against lesson."""
+    """One row per configuration; each cell ``mean +wins/−losses`` against the first."""
     columns = list(next(iter(table.values())))
     lines = ["| config | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for name, row in table.items():
@@ -204,6 +223,7 @@ def main() -> None:
     ap.add_argument("--financebench", type=Path)
     ap.add_argument("--fb-docs", type=Path, default=Path("/tmp/fbdocs.pkl"))
     ap.add_argument("--configs", help="comma list of CONFIGS names (default: all)")
+    ap.add_argument("--grid", action="store_true", help="k1 x b around the default")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     cells: list[Cell] = []
@@ -213,8 +233,12 @@ def main() -> None:
         cells += edgar_cells(args.devset, args.edgar)
     if args.financebench:
         cells += financebench_cells(args.financebench, args.fb_docs)
-    names = args.configs.split(",") if args.configs else list(CONFIGS)
-    table = ablate(cells, {n: CONFIGS[n] for n in ["lesson", *names] if n in CONFIGS})
+    if args.grid:
+        configs = grid()
+    else:
+        names = args.configs.split(",") if args.configs else list(CONFIGS)
+        configs = {n: CONFIGS[n] for n in ["lesson", *names] if n in CONFIGS}
+    table = ablate(cells, configs)
     print(markdown(table))
     if args.json:
         args.json.write_text(json.dumps(table, indent=2), encoding="utf-8")
