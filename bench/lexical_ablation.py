@@ -19,7 +19,10 @@ Every cell is the measure of a configuration, then its per-question wins/losses 
 ``--grid`` runs k1 x b around the default pipeline instead (:data:`GRID_K1` x
 :data:`GRID_B`), each cell against ``default``.
 
-``--fb-docs`` is a pickle of ``parse_documents(fb)`` (written there when missing).
+With no data set named it runs the development data: the default demo corpus (generated
+into ``--demo``'s folder, /tmp/lex-demo, when missing) and the EDGAR dev set when
+../shared/data/edgar is there. ``--fb-docs`` is a pickle of ``parse_documents(fb)``
+(written there when missing).
 
 Results, and which defaults they chose: ``bench/README.md``, "BM25 text pipeline".
 """
@@ -34,6 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from finchunk.chunk import Strategy, make_chunker
+from finchunk.datasets import SampleConfig, generate, write_lesson_files
 from finchunk.evaluate.gold import GoldSet, gold_from_corpus
 from finchunk.evaluate.harness import chunk_corpus, queries
 from finchunk.evaluate.measures import Measure, PageHit, Recall, compare, score
@@ -45,6 +49,8 @@ from finchunk.retrieve.retriever import InMemoryTexts, RetrieverOptions
 from finchunk.retrieve.text import LESSON_TEXT, NumberMode, Stemmer
 
 _L = LESSON_PARAMS
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+DEMO = Path("/tmp/lex-demo")
 
 
 def _text(**changes: object) -> BM25Params:
@@ -130,6 +136,9 @@ def per_question(cell: Cell, params: BM25Params) -> dict[str, dict[str, float]]:
 def demo_cells(folder: Path) -> list[Cell]:
     from finchunk.evaluate.corpus import read_corpus
 
+    if not (folder / "documents.parquet").exists():
+        print(f"writing the default demo corpus to {folder}")
+        write_lesson_files(generate(SampleConfig()), folder)
     corpus = read_corpus(
         folder / "documents.parquet", folder / "passages.parquet", folder / "questions.csv"
     )
@@ -226,6 +235,12 @@ def main() -> None:
     ap.add_argument("--grid", action="store_true", help="k1 x b around the default")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    if not (args.demo or args.edgar or args.financebench):
+        args.demo = DEMO
+        if (SHARED / "edgar").is_dir():
+            args.edgar = SHARED / "edgar"
+        else:
+            print(f"{SHARED / 'edgar'} not found: the EDGAR dev set is skipped")
     cells: list[Cell] = []
     if args.demo:
         cells += demo_cells(args.demo)
