@@ -269,6 +269,16 @@ def corpus() -> Iterator[tuple[str, bytes]]:
     yield "scale_big_ix.htm", _ixbrl('decimals="0" scale="1000000000"').encode()
     yield "scale_long_ix.htm", _ixbrl('decimals="0" scale="' + "9" * 5000 + '"').encode()
     yield "decimals_neg_ix.htm", _ixbrl('decimals="-1000000000" scale="0"').encode()
+    # Unicode digits that str.isdigit() accepts and int() refuses (superscripts, subscripts).
+    yield "cik_subscript_ix.htm", _ixbrl('decimals="0"').replace(">42<", ">20\u2082<").encode()
+    yield "cik_superscript.json", _companyfacts().replace('"cik": 42', '"cik": "4\u00b2"').encode()
+    yield "cik_superscript.xml", _xbrl("").replace(">42<", ">4\u00b2<").encode()
+    yield (
+        "superscripts.htm",
+        '<html><body><ix:nonNumeric name="dei:EntityCentralIndexKey">4\u00b2</ix:nonNumeric>'
+        '<table><tr><td colspan="\u00b2" rowspan="\u2083">a</td><td>b</td></tr></table>'
+        "<p>Revenue grew.</p></body></html>".encode(),
+    )
 
 
 FACT_SUFFIXES = frozenset({".json", ".xml"})

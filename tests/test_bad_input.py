@@ -86,3 +86,28 @@ def test_invalid_sizes_are_rejected() -> None:
         Fixed(size=100, overlap=100)
     with pytest.raises(InputError):
         Structure(size=0)
+
+
+# ---- digits str.isdigit() accepts and int() refuses ("²", "₂") ----------------------------
+
+
+@pytest.mark.parametrize("text", ["²", "1²", "₂"])
+def test_unicode_digits_are_not_numbers_anywhere_int_reads_them(text: str, tmp_path: Path):
+    from finchunk.cli.common import positive_int
+    from finchunk.errors import InputError
+    from finchunk.facts.values import parse_cik
+    from finchunk.parse.html import parse_html
+    from finchunk.retrieve.dense import make_embedder
+    from finchunk.retrieve.store import next_generation
+
+    assert parse_cik(text) is None
+    with pytest.raises(InputError, match="--budget"):
+        positive_int("--budget")(text)
+    with pytest.raises(InputError, match="unknown embedding model"):
+        make_embedder(f"hashing-{text}")
+    (tmp_path / "g000002").mkdir()
+    (tmp_path / f"g3{text}").mkdir()
+    assert next_generation(tmp_path) == "g000003"
+    html = f'<table><tr><td colspan="{text}">a</td><td>b</td></tr></table><p>Revenue.</p>'
+    doc = parse_html(html, "u.htm")
+    assert "Revenue." in doc.text

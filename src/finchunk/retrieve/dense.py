@@ -199,8 +199,9 @@ def make_embedder(spec: str) -> Embedder:
         return MiniLML3Embedder()
     if s == Backend.HASHING:
         return HashingEmbedder()
-    if s.startswith("hashing-") and s[len("hashing-") :].isdigit():
-        return HashingEmbedder(int(s[len("hashing-") :]))
+    dim = s[len("hashing-") :]
+    if s.startswith("hashing-") and dim.isascii() and dim.isdigit():
+        return HashingEmbedder(int(dim))
     choices = ", ".join(b.value for b in Backend)
     raise InputError(f"unknown embedding model {spec!r}; choose from {choices} (or hashing-DIM)")
 
