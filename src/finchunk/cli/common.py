@@ -371,7 +371,7 @@ def positive_int(option: str) -> Callable[[str], int]:
     """A converter for ``parse_list``: a positive whole number, or an error naming ``option``."""
 
     def convert(text: str) -> int:
-        if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        if not text.isdecimal() or int(text) < 1:
             raise InputError(f"{option}: expected positive whole numbers, got {text!r}")
         return int(text)
 

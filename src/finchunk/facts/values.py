@@ -160,5 +160,5 @@ def parse_cik(text: str | int) -> int | None:
     if isinstance(text, int):
         return text if text > 0 else None
     core = text.strip()
-    # ASCII only: str.isdigit() also accepts "²" and "₂", which int() refuses.
-    return int(core) if core.isascii() and core.isdigit() and int(core) > 0 else None
+    # isdecimal, not isdigit: isdigit also accepts "²" and "₂", which int() refuses.
+    return int(core) if core.isdecimal() and int(core) > 0 else None

@@ -147,7 +147,7 @@ def _normalise(meta: dict[str, str]) -> dict[str, str]:
     if "issuer" in out:
         out["issuer"] = _STATE_SUFFIX.sub("", out["issuer"])
     if "cik" in out:
-        digits = "".join(ch for ch in out["cik"] if "0" <= ch <= "9")  # not "²": int() refuses it
+        digits = "".join(ch for ch in out["cik"] if ch.isdecimal())  # int() refuses "²"
         if digits:
             out["cik"] = str(int(digits))
         else:

@@ -339,5 +339,5 @@ class Walker:
 def _span(value: str | None) -> int:
     if not value:
         return 1
-    digits = "".join(ch for ch in value if "0" <= ch <= "9")  # not "²": int() refuses it
+    digits = "".join(ch for ch in value if ch.isdecimal())  # int() refuses "²"
     return min(max(int(digits), 1), 1000) if digits else 1

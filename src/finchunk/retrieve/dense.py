@@ -200,7 +200,7 @@ def make_embedder(spec: str) -> Embedder:
     if s == Backend.HASHING:
         return HashingEmbedder()
     dim = s[len("hashing-") :]
-    if s.startswith("hashing-") and dim.isascii() and dim.isdigit():
+    if s.startswith("hashing-") and dim.isdecimal():
         return HashingEmbedder(int(dim))
     choices = ", ".join(b.value for b in Backend)
     raise InputError(f"unknown embedding model {spec!r}; choose from {choices} (or hashing-DIM)")

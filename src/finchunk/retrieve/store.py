@@ -196,8 +196,7 @@ def live_generation(root: Path) -> Path | None:
 
 def next_generation(root: Path, prefix: str = "g") -> str:
     """The next unused generation (``g``) or segment (``s``) name."""
-    numbers = (p.name[1:] for p in root.glob(f"{prefix}[0-9]*"))
-    nums = [int(n) for n in numbers if n.isascii() and n.isdigit()]  # not "g1²": int() refuses
+    nums = [int(p.name[1:]) for p in root.glob(f"{prefix}[0-9]*") if p.name[1:].isdecimal()]
     return f"{prefix}{max(nums, default=0) + 1:06d}"
 
 
