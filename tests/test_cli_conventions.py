@@ -23,9 +23,11 @@ from finchunk.cli.common import (
     RETRIEVERS_ALIAS,
     PlainProgress,
     largest_k,
+    parse_ks,
     rewrite_aliases,
 )
 from finchunk.cli.render import needed_width, print_bench_report, print_eval_tables
+from finchunk.errors import InputError
 
 from .test_eval import write_corpus
 
@@ -186,6 +188,27 @@ def test_a_bad_k_is_one_line_naming_the_option(index: Path) -> None:
     assert r.stderr.strip().splitlines() == [
         "error: -k: expected a range like 1-10 or a list like 3,5; got 'tres'"
     ]
+
+
+_MANY = ",".join(map(str, range(1, 1002)))
+
+
+@pytest.mark.parametrize("spec", ["1-1000000000", "1-600,700-1200", _MANY])
+def test_k_names_at_most_a_thousand_cut_offs_and_says_so(spec: str) -> None:
+    # sized before it is built: a billion-value range is an error at once, not a huge list
+    with pytest.raises(InputError, match="names more than 1,000 cut-offs"):
+        parse_ks(spec)
+
+
+@pytest.mark.parametrize("spec", ["3-", "-3", "1-x", "5-3"])
+def test_half_written_or_empty_k_ranges_are_errors(spec: str) -> None:
+    with pytest.raises(InputError, match="-k: "):
+        parse_ks(spec)
+
+
+def test_k_ranges_and_lists_mix() -> None:
+    assert parse_ks("1-3,5, 10") == [1, 2, 3, 5, 10]
+    assert parse_ks("1-1000") == list(range(1, 1001))
 
 
 def test_demo_takes_o(tmp_path: Path) -> None:

@@ -346,19 +346,29 @@ def bm25_params(k1: float | None, b: float | None, prefix: int | None = None) ->
     return replace(params, **given)
 
 
+#: The most cut-offs one ``-k`` may name: a curve's points, each a row of every report.
+MAX_KS = 1000
+
+
 def parse_ks(spec: str, option: str = "-k") -> list[int]:
-    """``"1-10"`` → 1..10; ``"3,5"`` → [3, 5]; mixed forms allowed (``"1-3,5,10"``)."""
+    """``"1-10"`` → 1..10; ``"3,5"`` → [3, 5]; mixed forms allowed (``"1-3,5,10"``).
+
+    At most :data:`MAX_KS` values: a range is sized before it is built, so ``1-1000000000``
+    is a clear error, not a list of a billion numbers.
+    """
     out: set[int] = set()
     try:
         for part in spec.split(","):
             part = part.strip()
             if not part:
                 continue
-            if "-" in part:
-                a, b = (int(x) for x in part.split("-", 1))
-                out.update(range(a, b + 1))
-            else:
-                out.add(int(part))
+            a, dash, b = part.partition("-")
+            lo = int(a)
+            hi = int(b) if dash else lo
+            if hi - lo + 1 + len(out) > MAX_KS:
+                msg = f"{option}: {spec!r} names more than {MAX_KS:,} cut-offs"
+                raise InputError(msg)
+            out.update(range(lo, hi + 1))
     except ValueError:
         msg = f"{option}: expected a range like 1-10 or a list like 3,5; got {spec!r}"
         raise InputError(msg) from None
