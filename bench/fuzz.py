@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing of the parsers and fact readers with atheris (not run in CI).
 
-    .venv/bin/python bench/fuzz.py TARGET -n N [--max-len BYTES] [--corpus DIR]
+    .venv/bin/python bench/fuzz.py TARGET -n N [--max-len BYTES] [--corpus DIR [--seed]]
 
 TARGET is one of: markdown, html, sgml, pdf_layout, companyfacts, xbrl, ixbrl. Each target
 asserts the invariants of issue 14 on every input: no exception but finchunk's own
@@ -8,18 +8,23 @@ asserts the invariants of issue 14 on every input: no exception but finchunk's o
 document parsers, nothing lost: every non-whitespace character of the text lies in a
 chunk's span or in a heading or furniture element. libFuzzer prints executions/s and peak
 memory (``rss``) at the end; a violated invariant stops the run with the input saved as
-``crash-*``. Needs atheris (``pip install atheris``; 3.1.0 ships wheels for CPython 3.12+
-only, 3.0.0 for 3.11).
+``crash-*``. ``--seed`` first writes the target's seed inputs into ``--corpus``: the files of
+the hostile corpus (``tests/hostile_corpus.py``) the target reads, and for the fact readers
+the small valid filings of ``tests/test_facts_parsers.py``; unseeded, the fact readers stop at
+the missing namespace or shape and coverage stays near nothing. Needs atheris (``pip install
+atheris``; 3.1.0 ships wheels for CPython 3.12+ only, 3.0.0 for 3.11).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date
+from pathlib import Path
 
 import atheris
 
@@ -123,6 +128,53 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
 }
 
 
+#: Which hostile-corpus files seed a target: by the name's ending.
+_SEED_ENDINGS: dict[str, tuple[str, ...]] = {
+    "markdown": (".md",),
+    "html": (".htm", ".txt"),
+    "sgml": (".htm",),
+    "companyfacts": (".json",),
+    "xbrl": (".xml",),
+    "ixbrl": ("_ix.htm",),
+}
+
+
+def _valid_filings(target: str) -> Iterator[tuple[str, bytes]]:
+    """The fact tests' small valid inputs: every part a reader needs, for mutation to break."""
+    if target not in ("companyfacts", "xbrl", "ixbrl"):
+        return
+    from tests.test_facts_parsers import INLINE, INSTANCE, ROW, _companyfacts
+
+    yield {
+        "companyfacts": ("valid.json", json.dumps(_companyfacts([ROW])).encode()),
+        "xbrl": ("valid.xml", INSTANCE.encode()),
+        "ixbrl": ("valid_ix.htm", INLINE.encode()),
+    }[target]
+
+
+def seeds(target: str, max_len: int) -> Iterator[tuple[str, bytes]]:
+    """``(name, bytes)`` seed inputs for ``target``, each cut to ``max_len`` bytes."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests package
+    from tests.hostile_corpus import corpus
+
+    endings = _SEED_ENDINGS.get(target, ())
+    hostile = ((n, b) for n, b in corpus() if n.endswith(endings))
+    if target == "html":  # inline XBRL files are the ixbrl target's seeds
+        hostile = ((n, b) for n, b in hostile if not n.endswith("_ix.htm"))
+    for name, data in [*_valid_filings(target), *hostile]:
+        yield name, data[:max_len]
+
+
+def write_seeds(target: str, folder: Path, max_len: int) -> int:
+    """Write ``target``'s seeds into ``folder`` as ``seed-NAME``; return how many."""
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for name, data in seeds(target, max_len):
+        (folder / f"seed-{name}").write_bytes(data)
+        n += 1
+    return n
+
+
 def _guarded(target: Callable[[bytes], None]) -> Callable[[bytes], None]:
     def one_input(data: bytes) -> None:
         # A clear error naming the input is a correct answer to a bad one.
@@ -138,7 +190,13 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=100_000, help="executions (libFuzzer -runs)")
     ap.add_argument("--max-len", type=int, default=4096)
     ap.add_argument("--corpus", help="a folder of seed inputs (grown by the run)")
+    ap.add_argument("--seed", action="store_true", help="write the target's seeds into --corpus")
     args, rest = ap.parse_known_args()
+    if args.seed:
+        if not args.corpus:
+            ap.error("--seed needs --corpus DIR")
+        n = write_seeds(args.target, Path(args.corpus), args.max_len)
+        print(f"{n} seed inputs written to {args.corpus}", file=sys.stderr)
     argv = [sys.argv[0], f"-runs={args.n}", f"-max_len={args.max_len}", "-print_final_stats=1"]
     if args.corpus:
         os.makedirs(args.corpus, exist_ok=True)  # libFuzzer wants the folder to exist
