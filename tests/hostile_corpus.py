@@ -246,6 +246,8 @@ def corpus() -> Iterator[tuple[str, bytes]]:
     yield "bad.json", b'{"cik": 42, "facts": '
     yield "not_utf8.json", b'{"cik": 42, "entityName": "\xff"}'
     yield "wrong_shape.json", b"[1, 2, 3]"
+    yield "nan.json", _companyfacts("NaN").encode()
+    yield "lone_surrogate.json", _companyfacts().replace("Tiny Co", "Tiny \\udc00 Co").encode()
     yield (
         "ok.xml",
         _xbrl('<g:Revenues contextRef="c" unitRef="u" decimals="-6">1000000</g:Revenues>').encode(),

@@ -5,6 +5,7 @@ Every input is generated here; none is a copy of a real file.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +15,7 @@ from typer.testing import CliRunner
 
 from finchunk.chunk import ByTitle, Fixed, Recursive, Structure
 from finchunk.cli import app
-from finchunk.errors import FinchunkError, ParseError
+from finchunk.errors import FinchunkError, InputError, ParseError
 from finchunk.model import Document, ElementKind
 from finchunk.parse import load
 from finchunk.parse.encoding import decode_page
@@ -321,3 +322,62 @@ def test_processing_instruction_in_html_is_skipped() -> None:
 def test_sgml_plain_text_item_lines(body: str) -> None:
     doc = parse_html("<DOCUMENT>\n<TYPE>10-K\n<TEXT>\n" + body + "</TEXT>\n", "sgml")
     assert doc.elements
+
+
+#: Every way a JSON input can fail to be JSON, and the words its error says.
+JSON_FAILURES = [
+    (b'{"id": "\xe9"}', "not UTF-8 JSON"),
+    (b'{"id": 1,}', "malformed JSON: Expecting property name"),
+    (b'{"id": 1, "id": 2}', "'id' is given twice"),
+    (b'{"id": NaN}', "NaN is not a JSON number"),
+    (b'{"id": -Infinity}', "-Infinity is not a JSON number"),
+    (b'{"id": ' + b"[" * 50_000 + b"]" * 50_000 + b"}", "nested too deeply"),
+    (b'{"id": ' + b"9" * 5000 + b"}", "more than 4,300 digits"),
+    (b'{"id": "a\\ud800"}', "lone surrogate"),
+    (b'{"\\udc00": "a"}', "lone surrogate"),
+    (b'{"id": "a\xed\xa0\x80"}', "lone surrogate"),
+]
+
+
+@pytest.mark.parametrize(("raw", "words"), JSON_FAILURES)
+def test_every_json_reader_names_the_file_for_each_way_json_fails(
+    raw: bytes, words: str, tmp_path: Path
+) -> None:
+    # one decoder (files.loads) behind question files, run files, sidecars and companyfacts:
+    # each failure is finchunk's own error naming the file, never a traceback or bad text
+    # stored (a lone surrogate cannot be written to UTF-8 or SQLite later)
+    from finchunk.evaluate.quotes import read_quote_questions
+    from finchunk.evaluate.runs import read_jsonl as read_run
+    from finchunk.facts.companyfacts import companyfacts_from_bytes
+    from finchunk.retrieve.build import build_index, file_sources
+
+    lines = tmp_path / "q.jsonl"
+    lines.write_bytes(b"\n" + raw + b"\n")
+    for read in (read_quote_questions, read_run):
+        with pytest.raises(InputError, match=rf"q\.jsonl:2: .*{re.escape(words)}"):
+            read(lines)
+    with pytest.raises(ParseError, match=rf"cf\.json.*{re.escape(words)}"):
+        companyfacts_from_bytes(raw, "cf.json")
+    (tmp_path / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
+    (tmp_path / "a.meta.json").write_bytes(raw)
+    with pytest.raises(ParseError, match=rf"a\.meta\.json.*{re.escape(words)}"):
+        build_index(file_sources([tmp_path / "a.md"]), tmp_path / "idx")
+
+
+def test_surrogate_pairs_and_plain_text_still_read(tmp_path: Path) -> None:
+    from finchunk.files import loads
+
+    assert loads(b'{"a": "\\ud83d\\ude00 caf\xc3\xa9"}') == {"a": "\U0001f600 café"}
+    assert loads('{"a": "\\u00e9"}') == {"a": "é"}
+
+
+def test_a_question_id_of_the_wrong_type_names_the_types(tmp_path: Path) -> None:
+    from finchunk.evaluate.quotes import read_quote_questions
+
+    f = tmp_path / "q.jsonl"
+    f.write_text('{"id": 1.5, "doc": "d.md", "question": "?", "evidence": ["e"]}\n')
+    with pytest.raises(InputError, match=r"q\.jsonl:1: field 'id' must be str or int"):
+        read_quote_questions(f)
+    f.write_text('{"id": true, "doc": "d.md", "question": "?", "evidence": ["e"]}\n')
+    with pytest.raises(InputError, match=r"field 'id' must be str or int"):
+        read_quote_questions(f)

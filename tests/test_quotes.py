@@ -82,7 +82,7 @@ def test_bad_jsonl_names_file_and_line(tmp_path: Path) -> None:
     f.write_text(
         '{"id": "a", "doc": "x.md", "question": "?", "evidence": ["e"]}\n{oops\n', encoding="utf-8"
     )
-    with pytest.raises(InputError, match=r"q\.jsonl:2: not valid JSON"):
+    with pytest.raises(InputError, match=r"q\.jsonl:2: malformed JSON: .* \(at column \d+\)$"):
         read_quote_questions(f)
     f.write_text('{"id": "a", "doc": "x.md", "question": "?"}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"q\.jsonl:1: missing field 'evidence'"):

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from decimal import InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -39,20 +41,97 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+class JSONError(ValueError):
+    """Why bytes are not the JSON a reader takes: ``message`` for a person and, when known,
+    ``position`` (``line L column C``, or a byte offset) and the ``column`` alone (for a
+    reader of one value per line)."""
+
+    def __init__(
+        self, message: str, position: int | str | None = None, column: int | None = None
+    ) -> None:
+        self.message = message
+        self.position = position
+        self.column = column
+        super().__init__(message if position is None else f"{message} (at {position})")
+
+
+def _no_constant(name: str) -> Any:
+    raise JSONError(f"malformed JSON: {name} is not a JSON number")
+
+
+#: A surrogate escape (backslash-u d800 to dfff) or an encoded surrogate: the sign that a
+#: decoded string may hold a lone surrogate, which no UTF-8 file or SQLite text can store.
+_SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+_SURROGATE_TEXT = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether any string (key or value) of a decoded JSON value is not encodable text."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if not v.isascii():
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(v, dict):
+            stack += v.keys()
+            stack += v.values()
+        elif isinstance(v, list):
+            stack += v
+    return False
+
+
+def loads(raw: bytes | str, *, parse_float: Callable[[str], Any] | None = None) -> Any:
+    """The JSON value of ``raw``, or :class:`JSONError` for every way a file can fail to be
+    JSON: not UTF-8 (byte offset), malformed (line and column), a key given twice in one
+    object, ``NaN`` or ``Infinity``, nesting deeper than Python's stack, a number out of
+    ``parse_float``'s range or of more than 4,300 digits, a string with a lone surrogate.
+    One home: every reader of JSON input decodes through here and words the error with its
+    file."""
+    try:
+        value = json.loads(
+            raw, parse_float=parse_float, parse_constant=_no_constant, object_pairs_hook=unique_keys
+        )
+    except UnicodeDecodeError as exc:
+        raise JSONError("not UTF-8 JSON", exc.start) from exc
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise JSONError(f"malformed JSON: {exc.msg}", where, exc.colno) from exc
+    except DuplicateKeyError as exc:
+        raise JSONError(f"key {exc.args[0]!r} is given twice in one object") from exc
+    except RecursionError as exc:
+        raise JSONError("JSON nested too deeply") from exc
+    except InvalidOperation as exc:  # a number whose exponent Decimal cannot hold
+        raise JSONError("malformed JSON: a number out of range") from exc
+    except JSONError:
+        raise
+    except ValueError as exc:  # Python's int-string limit: a number of thousands of digits
+        raise JSONError("malformed JSON: a number of more than 4,300 digits") from exc
+    sign = _SURROGATE_BYTES if isinstance(raw, bytes) else _SURROGATE_TEXT
+    if sign.search(raw) and _has_lone_surrogate(value):  # type: ignore[arg-type]
+        raise JSONError("a string holds a lone surrogate (\\ud800-\\udfff): not Unicode text")
+    return value
+
+
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line; :class:`InputError` naming the file
-    and line for a missing file, bad JSON or a line that is not a JSON object."""
+    and line for a missing file, a line that is not JSON (:func:`loads`) or not an object."""
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{p}: no such file")
-    with p.open(encoding="utf-8") as fh:
+    with p.open("rb") as fh:
         for n, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{p}:{n}: not valid JSON ({exc.msg})") from exc
+                row = loads(line)
+            except JSONError as exc:
+                at = exc.position if exc.column is None else f"column {exc.column}"
+                where = "" if at is None else f" (at {at})"
+                raise InputError(f"{p}:{n}: {exc.message}{where}") from exc
             if not isinstance(row, dict):
                 raise InputError(f"{p}:{n}: expected a JSON object")
             yield n, row

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from finchunk.errors import InputError
-from finchunk.files import atomic_output, read_jsonl
+from finchunk.files import atomic_output, loads, read_jsonl
 from finchunk.model import Chunk, ChunkKind, Document, Span
 from finchunk.retrieve.metadata import canonical_metadata
 
@@ -155,7 +155,7 @@ def _metadata(value: Any) -> dict[str, str]:
     if value is None:
         return {}
     if isinstance(value, str):
-        value = json.loads(value)
+        value = loads(value)
     if not isinstance(value, dict):
         raise ValueError("metadata must be an object")
     return {str(k): str(v) for k, v in value.items()}

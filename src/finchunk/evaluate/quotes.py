@@ -53,12 +53,16 @@ def _evidence(raw: list[Any], where: str) -> tuple[tuple[str, ...], tuple[int, .
     return tuple(quotes), tuple(items) if len(items) != len(raw) else ()
 
 
-def _field(row: dict[str, Any], key: str, path: Path, n: int, kind: type) -> Any:
+def _field(
+    row: dict[str, Any], key: str, path: Path, n: int, kind: type | tuple[type, ...]
+) -> Any:
     if key not in row:
         raise InputError(f"{path}:{n}: missing field {key!r}")
     value = row[key]
-    if not isinstance(value, kind):
-        raise InputError(f"{path}:{n}: field {key!r} must be {kind.__name__}")
+    if not isinstance(value, kind) or isinstance(value, bool):
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        names = " or ".join(k.__name__ for k in kinds)
+        raise InputError(f"{path}:{n}: field {key!r} must be {names}")
     return value
 
 
@@ -69,7 +73,7 @@ def read_quote_questions(path: str | Path) -> list[QuoteQuestion]:
         evidence, items = _evidence(_field(row, "evidence", p, n, list), f"{p}:{n}")
         out.append(
             QuoteQuestion(
-                id=str(_field(row, "id", p, n, (str, int))),  # type: ignore[arg-type]
+                id=str(_field(row, "id", p, n, (str, int))),
                 doc=_field(row, "doc", p, n, str),
                 question=_field(row, "question", p, n, str),
                 type=str(row.get("type", "")),

@@ -3,15 +3,14 @@ unit, period and accession)."""
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from finchunk.errors import ParseError
 from finchunk.facts.model import Fact, Filing, ParsedFacts, Period
 from finchunk.facts.values import parse_cik, parse_date, value_problem
-from finchunk.files import DuplicateKeyError, read_bytes, unique_keys
+from finchunk.files import JSONError, loads, read_bytes
 
 
 def read_companyfacts(path: Path) -> ParsedFacts:
@@ -22,20 +21,9 @@ def read_companyfacts(path: Path) -> ParsedFacts:
 def companyfacts_from_bytes(raw: bytes, source: str) -> ParsedFacts:
     """Parse companyfacts JSON bytes; ParseError naming ``source`` on bad input."""
     try:
-        doc = json.loads(raw, parse_float=Decimal, object_pairs_hook=unique_keys)
-    except UnicodeDecodeError as exc:
-        raise ParseError(source, "not UTF-8 JSON", position=exc.start) from exc
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        raise ParseError(source, f"malformed JSON: {exc.msg}", position=where) from exc
-    except DuplicateKeyError as exc:
-        raise ParseError(source, f"key {exc.args[0]!r} is given twice in one object") from exc
-    except RecursionError as exc:
-        raise ParseError(source, "JSON nested too deeply to be companyfacts") from exc
-    except InvalidOperation as exc:  # a number whose exponent Decimal cannot hold
-        raise ParseError(source, "malformed JSON: a number out of range") from exc
-    except ValueError as exc:  # Python's int-string limit: a number of thousands of digits
-        raise ParseError(source, "malformed JSON: a number of more than 4,300 digits") from exc
+        doc = loads(raw, parse_float=Decimal)
+    except JSONError as exc:
+        raise ParseError(source, exc.message, position=exc.position) from exc
     return companyfacts_from_dict(doc, source)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from finchunk.errors import InputError, ParseError
-from finchunk.files import DuplicateKeyError, read_bytes, unique_keys
+from finchunk.files import JSONError, loads, read_bytes
 from finchunk.model import Document
 from finchunk.parse import SUPPORTED_SUFFIXES, load
 
@@ -69,11 +69,9 @@ def _sidecar_metadata(path: Path) -> tuple[dict[str, Any], bytes]:
         return {}, b""
     raw = read_bytes(side)
     try:
-        meta = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
-    except DuplicateKeyError as exc:
-        raise ParseError(str(side), f"key {exc.args[0]!r} is given twice") from exc
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ParseError(str(side), f"not a JSON object of metadata: {exc}") from exc
+        meta = loads(raw)
+    except JSONError as exc:
+        raise ParseError(str(side), exc.message, position=exc.position) from exc
     if not isinstance(meta, dict):
         raise ParseError(str(side), "metadata must be a JSON object")
     return meta, raw
