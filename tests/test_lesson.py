@@ -88,6 +88,39 @@ def test_errors_name_the_file_the_row_and_the_problem(tmp_path: Path) -> None:
         lesson.read_questions(tmp_path / "nada.csv")
 
 
+HEADER = b"question_id,question,gold_passages\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        (HEADER + b"q1,Caf\xe9?,p1\n", r"q\.csv: not UTF-8 text \(at byte 41\)"),
+        (HEADER + b'q1,"unclosed,p1\n', r"q\.csv \(line 2\): not CSV: unexpected end of data"),
+        (HEADER + b"q1," + b"x" * 200_000 + b",p1\n", r"q\.csv \(line 2\): not CSV: field larger"),
+        (HEADER + b"q1,a,p1,stray\n", r"q\.csv \(line 2\): 4 fields, the header has 3"),
+        (HEADER + b"q1\n", r"q\.csv \(line 2\): no 'question' field"),
+        (b"question_id,question,question,gold_passages\n", r"column 'question' is given twice"),
+        (b"id_pregunta,pregunta,question,gold_passages\n", r"'pregunta' and 'question' are both"),
+    ],
+)
+def test_a_bad_questions_csv_is_one_error_naming_file_and_line(
+    tmp_path: Path, body: bytes, error: str
+) -> None:
+    # never a traceback (UnicodeDecodeError, csv.Error) and never a silent guess: a stray
+    # field, a short row or a column given twice would otherwise lose or swap text
+    f = tmp_path / "q.csv"
+    f.write_bytes(body)
+    with pytest.raises(InputError, match=error):
+        lesson.read_questions(f)
+
+
+def test_blank_lines_and_a_bom_in_a_questions_csv_are_fine(tmp_path: Path) -> None:
+    f = tmp_path / "q.csv"
+    f.write_bytes(b"\xef\xbb\xbf" + HEADER + b"\nq1,a?,p1\n\nq2,b?,\n")
+    qs = lesson.read_questions(f)
+    assert [(q.id, q.text, q.gold) for q in qs] == [("q1", "a?", ("p1",)), ("q2", "b?", ())]
+
+
 def test_bool_and_list_cells() -> None:
     assert [lesson.parse_bool(v, "x") for v in ("true", "Sí", "1", "no", "False", "")] == [
         True,

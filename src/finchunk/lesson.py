@@ -22,6 +22,7 @@ Errors name the file, the row (or line, or id) and the problem.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from finchunk.errors import InputError
-from finchunk.files import atomic_output
+from finchunk.files import atomic_output, read_bytes
 from finchunk.model import Document, Span
 from finchunk.parse.markdown import parse_markdown
 
@@ -154,8 +155,21 @@ def format_bool(value: bool) -> str:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _english(names: Iterable[str], columns: Mapping[str, str]) -> list[str]:
-    return [columns.get(n, n) for n in names]
+def _english(path: Path, names: Iterable[str], columns: Mapping[str, str]) -> list[str]:
+    """The column names in English; an error when two name one column (``pregunta`` and
+    ``question``, or one name twice): which one a reader took would be chance."""
+    english = [columns.get(n, n) for n in names]
+    seen: dict[str, str] = {}
+    for name, given in zip(english, names, strict=True):
+        if name in seen:
+            what = (
+                f"column {given!r} is given twice"
+                if seen[name] == given
+                else (f"columns {seen[name]!r} and {given!r} are both {name!r}")
+            )
+            raise InputError(f"{path}: {what}")
+        seen[name] = given
+    return english
 
 
 def _require(
@@ -182,7 +196,7 @@ def read_table(
         table = pacsv.read_csv(p) if p.suffix.lower() == ".csv" else pq.read_table(p)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{p}: cannot read table: {exc}") from exc
-    names = _english(table.column_names, columns)
+    names = _english(p, table.column_names, columns)
     _require(p, names, required, columns)
     return table.rename_columns(names).to_pylist()
 
@@ -248,12 +262,28 @@ def read_questions(
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{p}: no such file")
-    with p.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        header = list(reader.fieldnames or ())
-        names = dict(zip(_english(header, QUESTION_COLUMNS), header, strict=True))
+    try:
+        text = read_bytes(p).decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{p}: not UTF-8 text (at byte {exc.start})") from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(reader, [])
+        names = dict(zip(_english(p, header, QUESTION_COLUMNS), header, strict=True))
         _require(p, list(names), required, QUESTION_COLUMNS)
-        return tuple(_question(p, reader.line_num, r, names, passages) for r in reader)
+        out = []
+        for row in reader:
+            if not row:  # a blank line
+                continue
+            if len(row) > len(header):
+                raise InputError(
+                    f"{p} (line {reader.line_num}): {len(row)} fields, the header has {len(header)}"
+                )
+            cells = dict(zip(header, row, strict=False))
+            out.append(_question(p, reader.line_num, cells, names, passages))
+    except csv.Error as exc:  # an unclosed quote, a field over csv's size limit
+        raise InputError(f"{p} (line {reader.line_num}): not CSV: {exc}") from None
+    return tuple(out)
 
 
 def _question(
@@ -266,6 +296,9 @@ def _question(
     def cell(name: str) -> Any:
         return row.get(names[name]) if name in names else None
 
+    for name in ("question_id", "question"):
+        if name in names and cell(name) is None:
+            raise InputError(f"{path} (line {line}): no {names[name]!r} field")
     qid = str(cell("question_id"))
     gold, items = split_gold(cell("gold_passages"))
     unknown = [g for g in gold if passages is not None and g not in passages]
