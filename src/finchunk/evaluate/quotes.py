@@ -53,9 +53,7 @@ def _evidence(raw: list[Any], where: str) -> tuple[tuple[str, ...], tuple[int, .
     return tuple(quotes), tuple(items) if len(items) != len(raw) else ()
 
 
-def _field(
-    row: dict[str, Any], key: str, path: Path, n: int, kind: type | tuple[type, ...]
-) -> Any:
+def _field(row: dict[str, Any], key: str, path: Path, n: int, kind: type | tuple[type, ...]) -> Any:
     if key not in row:
         raise InputError(f"{path}:{n}: missing field {key!r}")
     value = row[key]

@@ -89,9 +89,7 @@ def interpolate(
 class FeedbackRetriever:
     """BM25 with RM3 feedback over ``texts`` (what ``lexical`` indexed, in order)."""
 
-    def __init__(
-        self, lexical: LexicalIndex, texts: Sequence[str], params: FeedbackParams
-    ) -> None:
+    def __init__(self, lexical: LexicalIndex, texts: Sequence[str], params: FeedbackParams) -> None:
         if lexical.size != len(texts):
             raise ValueError(f"BM25 over {lexical.size} texts, feedback over {len(texts)}")
         self.lexical = lexical
