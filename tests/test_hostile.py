@@ -5,6 +5,7 @@ Every input is generated here; none is a copy of a real file.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable
@@ -381,3 +382,38 @@ def test_a_question_id_of_the_wrong_type_names_the_types(tmp_path: Path) -> None
     f.write_text('{"id": true, "doc": "d.md", "question": "?", "evidence": ["e"]}\n')
     with pytest.raises(InputError, match=r"field 'id' must be str or int"):
         read_quote_questions(f)
+
+
+def test_a_file_name_that_is_not_utf8_is_indexed_under_an_escaped_id(tmp_path: Path) -> None:
+    # Linux names are bytes; Python keeps a non-UTF-8 byte as a lone surrogate, which no
+    # chunk file, index manifest or fact store can write: ids and sources say \\xNN instead
+    import os
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    try:
+        name = docs / os.fsdecode(b"caf\xe9.md")
+        name.write_text("# Caf\u00e9\n\nRevenue was 100.\n", encoding="utf-8")
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses non-UTF-8 names")
+    out = tmp_path / "c.jsonl"
+    assert _run("chunk", str(name), "-o", str(out)).exit_code == 0
+    assert {json.loads(line)["doc_id"] for line in out.read_text("utf-8").splitlines()} == {
+        "caf\\xe9"
+    }
+    idx = tmp_path / "idx"
+    assert _run("index", str(docs), "-o", str(idx)).exit_code == 0
+    found = _run("search", str(idx), "revenue", "--json")
+    assert found.exit_code == 0 and json.loads(found.stdout)["results"][0]["doc_id"] == "caf\\xe9"
+    again = _run("index", str(docs), "-o", str(idx))
+    assert again.exit_code == 0 and "1 unchanged" in again.output
+    facts = docs / os.fsdecode(b"f\xe9.json")
+    facts.write_bytes(_companyfacts_json())
+    loaded = _run("facts", "load", str(facts), "--db", str(tmp_path / "f.db"))
+    assert loaded.exit_code == 0, loaded.output
+
+
+def _companyfacts_json() -> bytes:
+    from tests.test_facts_parsers import ROW, _companyfacts
+
+    return json.dumps(_companyfacts([ROW])).encode()

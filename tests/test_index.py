@@ -398,6 +398,12 @@ def test_two_files_with_one_id_are_refused_and_one_file_named_twice_is_one(tmp_p
         file_sources(iter([tmp_path / "empty"]))  # any iterable, named in the error
 
 
+def test_one_file_spelled_two_ways_is_one_source(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("a.md").write_text("# A\n\ntext\n", encoding="utf-8")
+    assert [s.doc_id for s in file_sources(["a.md", "."])] == ["a"]  # ./a.md and a.md
+
+
 class Trained:
     """Stands in for a trained embedding model (its vectors are the hashing ones)."""
 

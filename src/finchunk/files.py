@@ -15,6 +15,22 @@ from typing import Any
 from finchunk.errors import InputError, ParseError
 
 
+def os_text(name: str | Path) -> str:
+    """A name from the file system as text any output can hold. A file name's bytes need
+    not be UTF-8 (an old Latin-1 archive: ``caf\\xe9.htm``); Python keeps such bytes as
+    lone surrogates, which no UTF-8 file, JSON report or SQLite text accepts, so each
+    becomes ``\\xNN``. Deterministic, and distinct names stay distinct; a UTF-8 name is
+    returned as it is. For ids, sources and titles: open files by the real path."""
+    s = str(name)
+    if s.isascii():
+        return s
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(s).decode("utf-8", "backslashreplace")
+    return s
+
+
 def read_bytes(path: str | Path) -> bytes:
     """The file's bytes; :class:`ParseError` naming the file when it cannot be read."""
     p = Path(path)

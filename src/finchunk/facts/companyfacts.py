@@ -10,12 +10,12 @@ from typing import Any
 from finchunk.errors import ParseError
 from finchunk.facts.model import Fact, Filing, ParsedFacts, Period
 from finchunk.facts.values import parse_cik, parse_date, value_problem
-from finchunk.files import JSONError, loads, read_bytes
+from finchunk.files import JSONError, loads, os_text, read_bytes
 
 
 def read_companyfacts(path: Path) -> ParsedFacts:
     """Parse a companyfacts file; ParseError naming the file (and the place) on bad input."""
-    return companyfacts_from_bytes(read_bytes(path), str(path))
+    return companyfacts_from_bytes(read_bytes(path), os_text(path))
 
 
 def companyfacts_from_bytes(raw: bytes, source: str) -> ParsedFacts:

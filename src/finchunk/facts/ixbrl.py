@@ -24,7 +24,7 @@ from finchunk.facts.model import ParsedFacts
 from finchunk.facts.names import XBRLDI, XBRLI, QNames, measure_local, normalise_dims, unit_name
 from finchunk.facts.transforms import TransformError, transform_for
 from finchunk.facts.values import bounded_int, parse_cik, scaled
-from finchunk.files import read_bytes
+from finchunk.files import os_text, read_bytes
 from finchunk.parse.html import check_nesting
 
 _IX_NAMESPACES = ("http://www.xbrl.org/2013/inlineXBRL", "http://www.xbrl.org/2008/inlineXBRL")
@@ -32,7 +32,7 @@ _MAX_CONTINUATIONS = 10_000
 
 
 def read_inline(path: Path, given: FilingOverride | None = None) -> ParsedFacts:
-    return inline_from_bytes(read_bytes(path), str(path), given or FilingOverride())
+    return inline_from_bytes(read_bytes(path), os_text(path), given or FilingOverride())
 
 
 class _Tags:

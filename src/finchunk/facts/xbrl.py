@@ -29,7 +29,7 @@ from finchunk.facts.names import (
     unit_name,
 )
 from finchunk.facts.values import parse_cik, parse_decimal
-from finchunk.files import read_bytes
+from finchunk.files import os_text, read_bytes
 
 _I = "{" + XBRLI + "}"
 _DI = "{" + XBRLDI + "}"
@@ -38,7 +38,7 @@ _STRUCTURAL = {f"{_I}context", f"{_I}unit"}
 
 
 def read_instance(path: Path, given: FilingOverride | None = None) -> ParsedFacts:
-    return instance_from_bytes(read_bytes(path), str(path), given or FilingOverride())
+    return instance_from_bytes(read_bytes(path), os_text(path), given or FilingOverride())
 
 
 def instance_from_bytes(data: bytes, source: str, given: FilingOverride) -> ParsedFacts:

@@ -22,7 +22,7 @@ from pathlib import Path
 from selectolax.lexbor import LexborHTMLParser
 
 from finchunk.errors import ParseError
-from finchunk.files import read_bytes
+from finchunk.files import os_text, read_bytes
 from finchunk.model import Document
 from finchunk.parse.encoding import decode_page
 from finchunk.parse.html_blocks import (
@@ -48,7 +48,7 @@ def parse_html_file(path: str | Path, doc_id: str | None = None) -> Document:
     """
     p = Path(path)
     text, warning = decode_filing(read_bytes(p), str(p))
-    doc = parse_html(text, doc_id or p.stem, source=str(p))
+    doc = parse_html(text, doc_id or os_text(p.stem), source=os_text(p))
     if warning is None:
         return doc
     return replace(doc, metadata={**doc.metadata, "warning": warning})

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from finchunk.errors import ParseError
-from finchunk.files import read_bytes
+from finchunk.files import os_text, read_bytes
 from finchunk.model import Document, Element, ElementKind, new_element
 from finchunk.parse.encoding import cut_tail_warning, utf8_with_cut_tail
 from finchunk.parse.sec_patterns import SUPERSCRIPT_DIGITS, sup_mark
@@ -534,4 +534,4 @@ def parse_markdown_file(path: str | Path, doc_id: str | None = None) -> Document
     if not text.lstrip("\ufeff").strip():
         raise ParseError(str(p), "empty document: no text to chunk")
     meta = {"warning": warning} if warning else None
-    return parse_markdown(text, doc_id or p.stem, metadata=meta, source=str(p))
+    return parse_markdown(text, doc_id or os_text(p.stem), metadata=meta, source=os_text(p))

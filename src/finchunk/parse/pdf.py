@@ -36,6 +36,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from finchunk.errors import ParseError
+from finchunk.files import os_text
 from finchunk.model import Document, Element, ElementKind, Span
 from finchunk.parse.html_meta import cover_metadata
 from finchunk.parse.pdf_layout import (
@@ -234,7 +235,7 @@ def parse_pdf_file(path: str | Path, doc_id: str | None = None) -> Document:
         title = _title(pdf)
     finally:
         pdf.close()
-    doc = build_document(pages, doc_id or p.stem, title=title, source=str(p))
+    doc = build_document(pages, doc_id or os_text(p.stem), title=title, source=os_text(p))
     if not doc.elements:
         raise ParseError(str(p), NO_TEXT_LAYER if pages else "a PDF without pages")
     return doc

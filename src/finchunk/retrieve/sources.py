@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from finchunk.errors import InputError, ParseError
-from finchunk.files import JSONError, loads, read_bytes
+from finchunk.files import JSONError, loads, os_text, read_bytes
 from finchunk.model import Document
 from finchunk.parse import SUPPORTED_SUFFIXES, load
 
@@ -95,7 +95,7 @@ def _file_source(doc_id: str, name: str, stat: tuple[int, ...]) -> Source:
         path = Path(name)
         return _sha256(read_bytes(path), _sidecar_metadata(path)[1])
 
-    return Source(doc_id, name, digest, loader, stat)
+    return Source(doc_id, os_text(name), digest, loader, stat)
 
 
 def _entry_stat(entry: os.DirEntry[str] | None) -> tuple[int, int]:
@@ -124,7 +124,7 @@ def _folder_files(root: Path) -> list[tuple[str, str, tuple[int, ...]]]:
                 st = e.stat()
                 side = _entry_stat(entries.get(stem + META_SUFFIX))
                 key = (st.st_size, st.st_mtime_ns, *side)
-                found.append(((*rel, name), prefix + stem, e.path, key))
+                found.append(((*rel, name), os_text(prefix + stem), e.path, key))
             elif e.is_dir():
                 stack.append((*rel, name))
     found.sort(key=lambda f: f[0])
@@ -135,7 +135,7 @@ def _sources_of(p: Path) -> list[tuple[str, str, tuple[int, ...]]]:
     if p.is_dir():
         return _folder_files(p)
     if p.is_file():
-        return [(p.stem, str(p), _stat_key(p, p.with_name(p.stem + META_SUFFIX)))]
+        return [(os_text(p.stem), str(p), _stat_key(p, p.with_name(p.stem + META_SUFFIX)))]
     raise InputError(f"{p}: no such file or directory")
 
 
@@ -157,11 +157,12 @@ def file_sources(paths: Iterable[str | Path]) -> list[Source]:
 
 def _check_unique(listed: Sequence[tuple[str, str, tuple[int, ...]]]) -> None:
     """InputError when two different files have the same id (one file listed twice, from
-    a folder and by name, is one source)."""
+    a folder and by name, ``./a.md`` and ``a.md``, is one source)."""
     first: dict[str, str] = {}
     for doc_id, f, _ in listed:
-        if first.setdefault(doc_id, f) != f:
-            raise InputError(f"{f}: document id {doc_id!r} is also used by {first[doc_id]}")
+        seen = first.setdefault(doc_id, f)
+        if seen != f and os.path.realpath(seen) != os.path.realpath(f):
+            raise InputError(f"{f}: document id {doc_id!r} is also used by {seen}")
 
 
 def document_sources(docs: Sequence[Document]) -> list[Source]:
