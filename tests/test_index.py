@@ -24,6 +24,7 @@ from finchunk.retrieve.dense import HashingEmbedder
 from finchunk.retrieve.filters import parse_filter
 from finchunk.retrieve.kinds import Distinct, FilterStatistics
 from finchunk.retrieve.lexical import LexicalIndex
+from finchunk.retrieve.postings import FILES as POSTING_FILES
 from finchunk.retrieve.retriever import RetrieverKind
 from finchunk.retrieve.search import SearchOptions, search
 from finchunk.retrieve.store import Index, IndexMismatchError
@@ -495,3 +496,54 @@ def test_auto_fuses_only_the_vectors_of_the_model_it_was_measured_with() -> None
         "auto: bm25; fusing with minilm-l3/paraphrase-MiniLM-L3-v2 was not measured "
         "(--retriever bm25/dense@100+0.5 to use its vectors)"
     ]
+
+
+def _damaged_index_files() -> list[str]:
+    """Every file of a one-segment index, relative to its root, in a stable order."""
+    return [
+        "CURRENT",
+        "g000001/manifest.json",
+        "g000001/documents.json",
+        *(f"s000001/{part}/{name}" for part in ("bm25", "cards") for name in POSTING_FILES),
+        "s000001/chunks.parquet",
+        "s000001/documents.parquet",
+    ]
+
+
+@pytest.fixture(scope="module")
+def small_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    docs = tmp_path_factory.mktemp("docs")
+    for name, text in (("a", "Revenue grew to 100."), ("b", "Costs fell to 40.")):
+        (docs / f"{name}.md").write_text(f"# {name}\n\n{text}\n", encoding="utf-8")
+    root = tmp_path_factory.mktemp("idx") / "idx"
+    build_index(file_sources([docs]), root)
+    return root
+
+
+@pytest.mark.parametrize("name", _damaged_index_files())
+@pytest.mark.parametrize("damage", ["empty", "half", "garbage"])
+def test_a_damaged_index_file_is_one_error_naming_it(
+    small_index: Path, tmp_path: Path, name: str, damage: str
+) -> None:
+    # a disk that filled up or a copy cut short: never numpy's or Arrow's traceback, and
+    # never a search that silently matches nothing (a short terms file)
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from finchunk.cli import app
+
+    root = tmp_path / "idx"
+    shutil.copytree(small_index, root)
+    f = root / name
+    data = f.read_bytes()
+    f.write_bytes(
+        {"empty": b"", "half": data[: len(data) // 2], "garbage": b"\xff\x00" * 40}[damage]
+    )
+    r = CliRunner().invoke(app, ["search", str(root), "revenue", "-k", "2"])
+    assert r.exit_code == 2, r.output
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in r.output
+    if name != "CURRENT" and not name.endswith(".json"):
+        assert f"{f}: a damaged index file" in lines[0]
+        assert "delete the index and build it again" in lines[0]

@@ -26,6 +26,19 @@ class InputError(FinchunkError):
     """Bad user input other than a document body: a corpus table, a question file, an option."""
 
 
+class DamagedIndexError(InputError):
+    """A file of an index (its arrays, tables or pointers) is truncated, overwritten or
+    missing: finchunk wrote it, so the remedy is to build the index again. Not by running
+    ``finchunk index`` over it: an update reuses the segments of unchanged files."""
+
+    def __init__(self, path: object, problem: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{path}: a damaged index file ({problem}); delete the index and build it "
+            "again with `finchunk index`"
+        )
+
+
 class MissingExtraError(InputError):
     """An optional dependency (a package extra) is not installed.
 

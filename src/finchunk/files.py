@@ -12,7 +12,7 @@ from decimal import InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from finchunk.errors import InputError, ParseError
+from finchunk.errors import DamagedIndexError, InputError, ParseError
 
 
 def os_text(name: str | Path) -> str:
@@ -151,6 +151,23 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(row, dict):
                 raise InputError(f"{p}:{n}: expected a JSON object")
             yield n, row
+
+
+#: What reading a damaged file of finchunk's own raises: numpy (a short or pickled array),
+#: Arrow (``ArrowInvalid`` is a ValueError, ``ArrowIOError`` an OSError), an mmap or a
+#: decoder; caught only around the read itself.
+_DAMAGE = (OSError, EOFError, ValueError, TypeError, KeyError, IndexError)
+
+
+@contextmanager
+def index_file(path: str | Path) -> Iterator[None]:
+    """Read a file of an index inside this block: a failure to read it is a damaged index,
+    one :class:`DamagedIndexError` naming the file and the remedy, not numpy's or Arrow's
+    traceback."""
+    try:
+        yield
+    except _DAMAGE as exc:
+        raise DamagedIndexError(path, f"{type(exc).__name__}: {exc}") from exc
 
 
 @contextmanager

@@ -67,6 +67,7 @@ from finchunk.retrieve.store import (
     Manifest,
     check_root,
     document_positions,
+    index_array,
     live_generation,
     next_generation,
     prepare_root,
@@ -588,7 +589,7 @@ def _live_parts(
             was_live = old.positions[name] is None or old.positions[name] >= 0
             was_live = np.broadcast_to(was_live, size)
             if name in old.manifest.live_df:
-                base = np.load(old.gen / LIVE_DF / f"{name}.npy")
+                base = np.array(index_array(old.gen / LIVE_DF / f"{name}.npy"))
         removed = np.flatnonzero(was_live & (pos < 0))
         gone = read_rows(root / name / CHUNKS, removed, ["text"]).column("text").to_pylist()
         live_df[name] = live_doc_freqs(segment, base, gone, params)
@@ -619,7 +620,7 @@ def _live_card_parts(
             continue
         base = segment.doc_freqs
         if old is not None and name in old.manifest.live_card_df:
-            base = np.load(old.gen / LIVE_CARD_DF / f"{name}.npy")
+            base = np.array(index_array(old.gen / LIVE_CARD_DF / f"{name}.npy"))
         card_df[name] = live_doc_freqs(segment, base, gone.get(name, []), params)
         parts.append(SegmentPart(segment, pos, card_df[name]))
     return parts, card_df

@@ -28,6 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
+from finchunk.errors import DamagedIndexError
+from finchunk.files import index_file
+
 TERMS = "terms.txt"
 TERM_STARTS = "term_starts.npy"
 DOC_FREQS = "doc_freqs.npy"
@@ -160,15 +163,19 @@ class Segment:
 
     @classmethod
     def load(cls, directory: Path) -> Segment:
-        """Memory-mapped (an empty terms file is read as bytes: mmap refuses length 0)."""
-        with (directory / TERMS).open("rb") as fh:
+        """Memory-mapped (an empty terms file is read as bytes: mmap refuses length 0). The
+        arrays' lengths are checked against each other (O(1)): a truncated or overwritten
+        file is a :class:`~finchunk.errors.DamagedIndexError` naming it, not a search
+        that silently matches nothing."""
+        with index_file(directory / TERMS), (directory / TERMS).open("rb") as fh:
             size = fh.seek(0, 2)
             blob = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
 
         def arr(name: str) -> np.ndarray:  # a plain view: memmap's own indexing is slow
-            return np.load(directory / name, mmap_mode="r").view(np.ndarray)
+            with index_file(directory / name):
+                return np.load(directory / name, mmap_mode="r").view(np.ndarray)
 
-        return cls(
+        segment = cls(
             blob,
             arr(TERM_STARTS),
             arr(DOC_FREQS),
@@ -176,6 +183,23 @@ class Segment:
             arr(POSTING_STARTS),
             arr(DOC_LENGTHS),
         )
+        segment._check(directory)
+        return segment
+
+    def _check(self, directory: Path) -> None:
+        """The lengths a segment's files must agree on, each mismatch naming its file."""
+        starts = self._terms._starts
+        n = len(starts) - 1
+        expected = [
+            (TERMS, n >= 0 and int(starts[-1]) == len(self._terms._blob)),
+            (DOC_FREQS, len(self.doc_freqs) == n),
+            (POSTING_STARTS, len(self.posting_starts) == n + 1),
+            (POSTINGS, n < 0 or int(self.posting_starts[-1]) == len(self.postings)),
+        ]
+        for name, ok in expected:
+            if not ok:
+                problem = "its length does not match the segment's other files"
+                raise DamagedIndexError(directory / name, problem)
 
 
 class SegmentWriter:

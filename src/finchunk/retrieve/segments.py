@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from finchunk.files import index_file
 from finchunk.records import CHUNK_SCHEMA
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.postings import Segment, SegmentWriter
@@ -137,8 +138,13 @@ class SegmentBuilder:
 
 def read_rows(path: Path, rows: np.ndarray, columns: list[str] | None = None) -> pa.Table:
     """Some rows of a Parquet file (in the order given), reading only their row groups:
-    a search delivers five chunks without reading an index's hundreds of thousands."""
-    rows = np.asarray(rows, dtype=np.int64)
+    a search delivers five chunks without reading an index's hundreds of thousands. A
+    damaged file is a :class:`~finchunk.errors.DamagedIndexError` naming it."""
+    with index_file(path):
+        return _read_rows(path, np.asarray(rows, dtype=np.int64), columns)
+
+
+def _read_rows(path: Path, rows: np.ndarray, columns: list[str] | None) -> pa.Table:
     pf = pq.ParquetFile(path)
     if not rows.size:
         return pf.schema_arrow.empty_table().select(columns or pf.schema_arrow.names)

@@ -45,7 +45,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import finchunk
-from finchunk.errors import FinchunkError, InputError
+from finchunk.errors import DamagedIndexError, FinchunkError, InputError
+from finchunk.files import index_file, loads
 from finchunk.records import CHUNK_SCHEMA, ChunkRecord
 from finchunk.retrieve.bm25 import BM25Index, BM25Params, CorpusStats, SegmentPart
 from finchunk.retrieve.kinds import RetrieverKind
@@ -148,7 +149,7 @@ class Manifest:
         """The manifest at ``path`` (a generation's ``manifest.json``), with its documents
         (read from the ``documents.json`` beside it) unless ``documents`` is False."""
         try:
-            manifest = cls(**json.loads(path.read_text(encoding="utf-8")))
+            manifest = cls(**loads(path.read_bytes()))
             if documents:
                 manifest.documents = read_documents(path.parent)
             return manifest
@@ -183,11 +184,24 @@ def read_documents(gen: Path) -> list[DocEntry]:
 # --- generations ----------------------------------------------------------------------------
 
 
+def index_array(path: Path) -> np.ndarray:
+    """An index's array, memory-mapped; a damaged file is an error naming it."""
+    with index_file(path):
+        return np.load(path, mmap_mode="r")
+
+
+def _table(path: Path) -> pa.Table:
+    """An index's Parquet table; a damaged file is an error naming it."""
+    with index_file(path):
+        return pq.read_table(path)
+
+
 def live_generation(root: Path) -> Path | None:
     pointer = root / CURRENT
     if not pointer.is_file():
         return None
-    name = pointer.read_text(encoding="utf-8").strip()
+    with index_file(pointer):
+        name = pointer.read_text(encoding="utf-8").strip()
     gen = root / name
     if not name or not (gen / MANIFEST).is_file():
         raise InputError(f"{root}: {CURRENT} names {name!r}, which is not a complete index")
@@ -302,9 +316,7 @@ class Index:
             self._check_documents()
         missing = [s for s in manifest.segments if not (root / s / CHUNKS).is_file()]
         if missing:
-            raise InputError(
-                f"{root}: segment {missing[0]} is missing; rebuild with finchunk index"
-            )
+            raise DamagedIndexError(root / missing[0] / CHUNKS, "the file is missing")
         self._lexical: dict[BM25Params, LexicalIndex] = {}
         self._vectors: np.ndarray | None = None
         self._dense: dict[str, DenseIndex] = {}
@@ -355,11 +367,9 @@ class Index:
         """Per segment, each row's position in the index (-1: replaced or removed); None
         when the index is that one segment, every row live and in order. Stored in the
         generation by the build (:func:`segment_positions`), memory-mapped here."""
-        head = self.header
+        head, folder = self.header, self.gen / POSITIONS
         return {
-            name: np.load(self.gen / POSITIONS / f"{name}.npy", mmap_mode="r")
-            if name in head.positions
-            else None
+            name: index_array(folder / f"{name}.npy") if name in head.positions else None
             for name in head.segments
         }
 
@@ -385,14 +395,14 @@ class Index:
     def chunks(self) -> pa.Table:
         """The chunk records in index order (read on first use: opening an index reads only
         its manifest)."""
-        tables = [pq.read_table(self.root / s / CHUNKS) for s in self.header.segments]
+        tables = [_table(self.root / s / CHUNKS) for s in self.header.segments]
         table = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
         gather = self._gather()
         return table if gather is None else table.take(pa.array(gather))
 
     def segment_rows(self, name: str) -> pa.Table:
         """The chunk rows of segment ``name``, live or not, in segment order."""
-        return pq.read_table(self.root / name / CHUNKS)
+        return _table(self.root / name / CHUNKS)
 
     # metadata ---------------------------------------------------------------------------------
     @property
@@ -490,7 +500,7 @@ class Index:
             live.setdefault(d.segment, set()).add(d.doc_row)
         out = {}
         for name in self.header.segments:
-            rows = pq.read_table(self.root / name / DOCUMENTS).to_pylist()
+            rows = _table(self.root / name / DOCUMENTS).to_pylist()
             out.update({r["id"]: r for i, r in enumerate(rows) if i in live.get(name, ())})
         return out
 
@@ -555,7 +565,7 @@ class Index:
         for name, segment in segments.items():
             df = None
             if name in live:
-                df = np.load(self.gen / live_folder / f"{name}.npy", mmap_mode="r")
+                df = index_array(self.gen / live_folder / f"{name}.npy")
             parts.append(SegmentPart(segment, positions[name], df))
         return parts
 
@@ -593,7 +603,7 @@ class Index:
                     f"{self.root}: this index has no dense vectors; rebuild it "
                     "with `finchunk index ... --dense`"
                 )
-            parts = [np.load(f, mmap_mode="r") for f in files]
+            parts = [index_array(f) for f in files]
             gather = self._gather()
             if gather is None:
                 self._vectors = parts[0] if parts else np.zeros((0, self.header.dense["dim"]))
