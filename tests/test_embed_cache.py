@@ -75,6 +75,35 @@ def test_an_interrupted_job_keeps_whole_shards_and_resumes(
     assert not list(cache_dir.rglob("*.tmp"))
 
 
+@pytest.mark.parametrize("damage", ["cut", "emptied", "rows", "dim"])
+def test_a_damaged_shard_is_embedded_again_never_read_as_wrong_vectors(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    monkeypatch.setattr(embed_cache, "SHARD", 100)
+    good = embed_passages(Counting(), TEXTS)
+    vecs = sorted(cache_dir.glob("embeddings/counting-1/*.vecs.npy"))[1]
+    data = vecs.read_bytes()
+    bad = {
+        "cut": lambda: data[: len(data) // 2],
+        "emptied": lambda: b"",
+        "rows": lambda: _npy(np.zeros((99, 8), dtype=np.float32)),
+        "dim": lambda: _npy(np.zeros((100, 4), dtype=np.float32)),
+    }[damage]
+    vecs.write_bytes(bad())
+    monkeypatch.setattr(embed_cache, "_OPEN", {})  # as a new process would
+    again = Counting()
+    np.testing.assert_array_equal(embed_passages(again, TEXTS), good)
+    assert again.embedded == 100  # the damaged shard's texts only
+
+
+def _npy(array: np.ndarray) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
+
+
 def test_off_switch_and_cheap_embedders_skip_the_cache(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

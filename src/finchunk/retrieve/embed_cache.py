@@ -12,7 +12,9 @@ old model's vectors.
 
 Writes are atomic and incremental: missing texts are embedded in batches, and every
 ``SHARD`` texts a shard is written (vectors first, then keys; a shard counts only once its
-keys file exists), so an interrupted job keeps what it finished and a rerun resumes.
+keys file exists), so an interrupted job keeps what it finished and a rerun resumes. A
+shard that cannot be read, or whose two files disagree, is skipped (``damaged``): its
+texts are embedded again, never read as wrong vectors.
 Several processes may share a cache: shard names never collide and a vector is a pure
 function of (model, text), so duplicates are harmless.
 """
@@ -27,8 +29,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-
-from finchunk.errors import InputError
 
 #: Texts per shard file (what an interruption can lose at most).
 SHARD = 2048
@@ -64,17 +64,35 @@ class EmbeddingCache:
         self._vecs: dict[int, np.ndarray] = {}
         self.hits = 0
         self.misses = 0
+        #: Key files of shards skipped as damaged (their texts are embedded again).
+        self.damaged: list[Path] = []
 
     def _index(self) -> dict[bytes, tuple[int, int]]:
         if self._where is None:
             self._where = {}
             for keys_file in sorted(self.dir.glob("*.keys.npy")):
-                self._add_shard(keys_file, np.load(keys_file))
+                shard = self._read_shard(keys_file)
+                if shard is None:  # damaged: its texts are embedded again, as if never cached
+                    self.damaged.append(keys_file)
+                    continue
+                self._add_shard(keys_file, shard[0])
+                self._vecs[len(self._shards) - 1] = shard[1]
         return self._where
 
+    def _read_shard(self, keys_file: Path) -> tuple[np.ndarray, np.ndarray] | None:
+        """A shard's keys and (memory-mapped) vectors, or None when either file cannot be
+        read or their shapes disagree (a cut-short copy, another model's dimension)."""
+        vecs_file = Path(str(keys_file).removesuffix(".keys.npy") + ".vecs.npy")
+        try:
+            keys = np.load(keys_file)
+            vecs = np.load(vecs_file, mmap_mode="r")
+        except (OSError, EOFError, ValueError):
+            return None
+        good_keys = keys.dtype == np.uint8 and keys.ndim == 2 and keys.shape[1] == 16
+        good_vecs = vecs.dtype == np.float32 and vecs.shape == (len(keys), self.dim)
+        return (keys, vecs) if good_keys and good_vecs else None
+
     def _add_shard(self, keys_file: Path, keys: np.ndarray) -> None:
-        if keys.ndim != 2 or keys.shape[1] != 16:
-            raise InputError(f"{keys_file}: not an embedding-cache key file")
         n = len(self._shards)
         self._shards.append(keys_file)
         where = self._where if self._where is not None else {}
@@ -82,9 +100,6 @@ class EmbeddingCache:
             where.setdefault(k.tobytes(), (n, row))
 
     def _vectors(self, shard: int) -> np.ndarray:
-        if shard not in self._vecs:
-            path = Path(str(self._shards[shard]).removesuffix(".keys.npy") + ".vecs.npy")
-            self._vecs[shard] = np.load(path, mmap_mode="r")
         return self._vecs[shard]
 
     def get(self, keys: Sequence[bytes]) -> tuple[np.ndarray, list[int]]:
