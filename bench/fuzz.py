@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/fuzz.py TARGET -n N [--max-len BYTES] [--corpus DIR [--seed]]
 
-TARGET is one of: markdown, html, sgml, pdf_layout, companyfacts, xbrl, ixbrl. Each target
+TARGET is one of: markdown, html, sgml, pdf_layout, companyfacts, xbrl, ixbrl, questions (a
+quote-gold JSONL and a questions CSV read from the same bytes). Each target
 asserts the invariants of issue 14 on every input: no exception but finchunk's own
 (:class:`~finchunk.errors.FinchunkError`); every element span inside the text; for the
 document parsers, nothing lost: every non-whitespace character of the text lies in a
@@ -22,6 +23,7 @@ import contextlib
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
@@ -31,10 +33,12 @@ import atheris
 with atheris.instrument_imports(include=["finchunk"]):
     from finchunk.chunk import Structure
     from finchunk.errors import FinchunkError
+    from finchunk.evaluate.quotes import read_quote_questions
     from finchunk.facts.companyfacts import companyfacts_from_bytes
     from finchunk.facts.instance import FilingOverride
     from finchunk.facts.ixbrl import inline_from_bytes
     from finchunk.facts.xbrl import instance_from_bytes
+    from finchunk.lesson import read_questions
     from finchunk.model import Document, ElementKind, merge_spans
     from finchunk.parse.encoding import decode_page
     from finchunk.parse.html import parse_html
@@ -117,6 +121,17 @@ def ixbrl(data: bytes) -> None:
     inline_from_bytes(data, "fuzz.htm", _GIVEN)
 
 
+_QUESTIONS = Path(tempfile.mkdtemp(prefix="finchunk-fuzz-"))
+
+
+def questions(data: bytes) -> None:
+    for name, read in (("q.jsonl", read_quote_questions), ("q.csv", read_questions)):
+        path = _QUESTIONS / name
+        path.write_bytes(data)
+        with contextlib.suppress(FinchunkError):
+            read(path)
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "markdown": markdown,
     "html": html,
@@ -125,6 +140,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "companyfacts": companyfacts,
     "xbrl": xbrl,
     "ixbrl": ixbrl,
+    "questions": questions,
 }
 
 
@@ -136,11 +152,23 @@ _SEED_ENDINGS: dict[str, tuple[str, ...]] = {
     "companyfacts": (".json",),
     "xbrl": (".xml",),
     "ixbrl": ("_ix.htm",),
+    "questions": (),
 }
+
+
+_QUESTION_SEEDS = [
+    ("valid.jsonl", b'{"id": "q1", "doc": "a.md", "question": "Revenue?", "evidence": ["x"]}\n'
+     b'{"id": 2, "doc": "b.md", "question": "Costs?", "evidence": [["y", "z"]], "type": "t"}\n'),
+    ("valid.csv", b"question_id,question,gold_passages,answerable,doc_ids\n"
+     b'q1,"Revenue, 2024?",p1;p2|p3,true,a;b\nq2,Costs?,,no,\n'),
+]  # fmt: skip
 
 
 def _valid_filings(target: str) -> Iterator[tuple[str, bytes]]:
     """The fact tests' small valid inputs: every part a reader needs, for mutation to break."""
+    if target == "questions":
+        yield from _QUESTION_SEEDS
+        return
     if target not in ("companyfacts", "xbrl", "ixbrl"):
         return
     from tests.test_facts_parsers import INLINE, INSTANCE, ROW, _companyfacts
