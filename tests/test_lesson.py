@@ -132,3 +132,20 @@ def test_bool_and_list_cells() -> None:
     ]
     assert lesson.split_list(" p1; ;p2 ") == ("p1", "p2") and lesson.split_list(None) == ()
     assert lesson.join_list(["p1", "p2"]) == "p1;p2"
+
+
+@pytest.mark.parametrize("start", ["1.5", "true", "x", ""])
+def test_a_passage_offset_that_is_not_a_whole_number_is_an_error(
+    tmp_path: Path, start: str
+) -> None:
+    # 1.5 was truncated to 1 and a boolean read as 1: a gold span shifted without a word
+    f = tmp_path / "p.csv"
+    f.write_text(f"passage_id,doc_id,start,end\np1,a,{start},4\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"p\.csv: passage 'p1' has no integer start and end"):
+        lesson.read_passages(f)
+
+
+def test_whole_number_offsets_read_in_any_spelling(tmp_path: Path) -> None:
+    f = tmp_path / "p.csv"
+    f.write_text("passage_id,doc_id,start,end\np1,a,1.0,4\n", encoding="utf-8")
+    assert lesson.read_passages(f)["p1"].span == (1, 4)

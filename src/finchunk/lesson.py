@@ -228,10 +228,9 @@ def read_passages(
     out: dict[str, Passage] = {}
     for r in read_table(p, PASSAGE_COLUMNS, ("passage_id", "doc_id", "start", "end")):
         pid, doc_id = str(r["passage_id"]), str(r["doc_id"])
-        try:
-            start, end = int(r["start"]), int(r["end"])
-        except (TypeError, ValueError):
-            raise InputError(f"{p}: passage {pid!r} has no integer start and end") from None
+        start, end = _offset(r["start"]), _offset(r["end"])
+        if start is None or end is None:
+            raise InputError(f"{p}: passage {pid!r} has no integer start and end")
         passage = Passage(
             pid, doc_id, start, end, str(r.get("section") or ""), str(r.get("type") or "")
         )
@@ -241,6 +240,19 @@ def read_passages(
             check_passage(p, passage, lengths[doc_id])
         out[pid] = passage
     return out
+
+
+def _offset(cell: Any) -> int | None:
+    """A character offset cell as an int: a whole number (``7``, ``7.0``, ``"7"``), else
+    None (``7.5`` is not truncated to 7, ``True`` is not 1)."""
+    if isinstance(cell, bool):
+        return None
+    if isinstance(cell, float):
+        return int(cell) if cell.is_integer() else None
+    try:
+        return int(cell)
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def check_passage(path: Path, passage: Passage, length: int) -> None:
