@@ -89,6 +89,24 @@ def test_a_line_of_the_first_format_still_reads(tmp_path: Path) -> None:
         read_chunks(bad)
 
 
+NOT_WHOLE = [
+    ("spans", [[0.5, 4]]),
+    ("spans", [[True, 4]]),
+    ("pages", [2.5]),
+    ("spans", [["0", "4x"]]),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), NOT_WHOLE)
+def test_a_chunk_line_with_a_span_or_page_not_a_whole_number_is_an_error(
+    field: str, value: list
+) -> None:
+    line = {"id": "d#1", "doc_id": "d", "spans": [[0, 4]], "header": "", "text": "abcd"}
+    with pytest.raises(InputError, match=r"l:1: not a chunk record \(.* is not a whole number"):
+        ChunkRecord.from_json({**line, field: value}, "l:1")
+    assert ChunkRecord.from_json({**line, "spans": [[0.0, "4"]]}).spans == ((0, 4),)
+
+
 def test_chunk_command_writes_records_jsonl(tmp_path: Path) -> None:
     src = tmp_path / "repsol.md"
     src.write_text(REPORT, encoding="utf-8")

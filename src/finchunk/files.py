@@ -31,6 +31,20 @@ def os_text(name: str | Path) -> str:
     return s
 
 
+def whole_number(cell: Any) -> int | None:
+    """A cell of an input table or JSON file (an offset, a page) as an int: a whole number
+    (``7``, ``7.0``, ``"7"``), else None, so that ``7.5`` is not truncated to 7 nor ``True``
+    read as 1 without a word."""
+    if isinstance(cell, bool):
+        return None
+    if isinstance(cell, float):
+        return int(cell) if cell.is_integer() else None
+    try:
+        return int(cell)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def read_bytes(path: str | Path) -> bytes:
     """The file's bytes; :class:`ParseError` naming the file when it cannot be read."""
     p = Path(path)

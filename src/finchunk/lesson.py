@@ -33,7 +33,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from finchunk.errors import InputError
-from finchunk.files import atomic_output, read_bytes
+from finchunk.files import atomic_output, read_bytes, whole_number
 from finchunk.model import Document, Span
 from finchunk.parse.markdown import parse_markdown
 
@@ -228,7 +228,7 @@ def read_passages(
     out: dict[str, Passage] = {}
     for r in read_table(p, PASSAGE_COLUMNS, ("passage_id", "doc_id", "start", "end")):
         pid, doc_id = str(r["passage_id"]), str(r["doc_id"])
-        start, end = _offset(r["start"]), _offset(r["end"])
+        start, end = whole_number(r["start"]), whole_number(r["end"])
         if start is None or end is None:
             raise InputError(f"{p}: passage {pid!r} has no integer start and end")
         passage = Passage(
@@ -240,19 +240,6 @@ def read_passages(
             check_passage(p, passage, lengths[doc_id])
         out[pid] = passage
     return out
-
-
-def _offset(cell: Any) -> int | None:
-    """A character offset cell as an int: a whole number (``7``, ``7.0``, ``"7"``), else
-    None (``7.5`` is not truncated to 7, ``True`` is not 1)."""
-    if isinstance(cell, bool):
-        return None
-    if isinstance(cell, float):
-        return int(cell) if cell.is_integer() else None
-    try:
-        return int(cell)
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 def check_passage(path: Path, passage: Passage, length: int) -> None:

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from finchunk.errors import InputError
-from finchunk.files import atomic_output, loads, read_jsonl
+from finchunk.files import atomic_output, loads, read_jsonl, whole_number
 from finchunk.model import Chunk, ChunkKind, Document, Span
 from finchunk.retrieve.metadata import canonical_metadata
 
@@ -124,10 +124,10 @@ class ChunkRecord:
             return cls(
                 str(obj["id"]),
                 str(obj["doc_id"]),
-                tuple((int(s), int(e)) for s, e in obj["spans"]),
+                tuple((_int(s), _int(e)) for s, e in obj["spans"]),
                 str(obj["text"]),
                 tuple(str(s) for s in obj.get("section") or ()),
-                tuple(int(p) for p in pages or ()),
+                tuple(_int(p) for p in pages or ()),
                 str(obj.get("header") or ""),
                 ChunkKind(obj.get("kind") or ChunkKind.TEXT),
                 _metadata(obj.get("metadata")),
@@ -149,6 +149,14 @@ class ChunkRecord:
             ChunkKind(row["kind"]),
             json.loads(row["metadata"] or "{}"),
         )
+
+
+def _int(cell: Any) -> int:
+    """A whole number of a chunk line, or ValueError (``1.5`` is not read as 1)."""
+    n = whole_number(cell)
+    if n is None:
+        raise ValueError(f"{cell!r} is not a whole number")
+    return n
 
 
 def _metadata(value: Any) -> dict[str, str]:
