@@ -410,3 +410,10 @@ def test_spanish_number_format() -> None:
     assert num(Decimal("0.05"), 1) == "0,1"  # half up, not banker's rounding
     assert pct(Decimal("4.2")) == "4,2 %"
     assert slug("Aurora Energía Global 2") == "aurora-energia-global-2"
+
+
+def test_a_corpus_too_large_to_build_in_memory_is_refused_at_once() -> None:
+    # 200M documents grew ~90 MB/s with nothing written until the machine ran out
+    with pytest.raises(InputError, match=r"200,000,011 documents asked for, at most 100,000"):
+        SampleConfig(issuers=99_999_999)
+    assert SampleConfig(issuers=9_998, years=10).documents == 99_993  # under the cap: fine

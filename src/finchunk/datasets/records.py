@@ -81,6 +81,12 @@ class QuestionRecord:
     evidencia: tuple[str, ...] = field(default=(), compare=False)
 
 
+#: The most documents one generated corpus may hold: it is built in memory before it is
+#: written (2,030 documents took 334 MB peak), so 100k is ~12 GB, and 200M documents
+#: would grow until the machine ran out with nothing written.
+MAX_DOCUMENTS = 100_000
+
+
 @dataclass(frozen=True, slots=True)
 class SampleConfig:
     """Size and seed of a generated corpus.
@@ -108,6 +114,12 @@ class SampleConfig:
             raise InputError("sample corpus: research notes need at least one issuer")
         if not 1950 <= self.last_year <= 2200:
             raise InputError(f"sample corpus: last_year out of range: {self.last_year}")
+        if self.documents > MAX_DOCUMENTS:
+            raise InputError(
+                f"sample corpus: {self.documents:,} documents asked for, at most "
+                f"{MAX_DOCUMENTS:,}: a corpus is built in memory (about 0.12 MB a document); "
+                "for more, generate several with different --seed"
+            )
 
     @property
     def documents(self) -> int:
