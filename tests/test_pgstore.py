@@ -220,6 +220,7 @@ def test_an_unreachable_server_is_one_line(tmp_path) -> None:
         assert done.exit_code == 2
         assert done.output.count("\n") == 1 and "cannot use PostgreSQL" in done.output
 
+
 def test_a_generation_of_another_format_is_refused_with_one_line(server, corpus) -> None:
     url = _new_database(server, "oldformat")
     sources, _ = corpus
