@@ -547,3 +547,21 @@ def test_a_damaged_index_file_is_one_error_naming_it(
     if name != "CURRENT" and not name.endswith(".json"):
         assert f"{f}: a damaged index file" in lines[0]
         assert "delete the index and build it again" in lines[0]
+
+
+def test_a_folder_listing_follows_links_once_and_skips_indexes_and_hidden_folders(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / ".cache").mkdir()
+    (docs / "a.md").write_text("# A\n\nrevenue grew\n", encoding="utf-8")
+    (docs / "sub" / "b.md").write_text("# B\n\ncosts fell\n", encoding="utf-8")
+    (docs / ".cache" / "c.md").write_text("# C\n\nhidden\n", encoding="utf-8")
+    try:
+        (docs / "sub" / "up").symlink_to("..")  # a loop: was ELOOP after 40 levels
+        (docs / "again").symlink_to("sub")  # a second way to one folder
+    except OSError:
+        pytest.skip("this file system has no symbolic links")
+    ids = sorted(s.doc_id for s in file_sources([docs]))
+    assert ids == ["a", "again/b"]  # each folder listed once, the first link in name order
+    build_index(file_sources([docs]), docs / "idx")  # an index built inside its documents
+    assert sorted(s.doc_id for s in file_sources([docs])) == ids  # is not read back as text
