@@ -152,7 +152,7 @@ def test_a_build_failing_for_good_leaves_the_previous_generation(
     assert after.chunks.equals(before.chunks)
     hits = after.retriever("bm25").search(QUERIES[0], 10)
     assert hits == before.retriever("bm25").search(QUERIES[0], 10)
-    kept = ["CURRENT", before.gen.name, *before.manifest.segments]
+    kept = ["CURRENT", "LOCK", before.gen.name, *before.manifest.segments]
     assert sorted(p.name for p in root.iterdir()) == sorted(kept)  # no partial segment
 
 

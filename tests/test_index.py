@@ -565,3 +565,22 @@ def test_a_folder_listing_follows_links_once_and_skips_indexes_and_hidden_folder
     assert ids == ["a", "again/b"]  # each folder listed once, the first link in name order
     build_index(file_sources([docs]), docs / "idx")  # an index built inside its documents
     assert sorted(s.doc_id for s in file_sources([docs])) == ids  # is not read back as text
+
+
+def test_a_second_writer_is_refused_while_a_build_holds_the_lock(tmp_path):
+    # two builds at once each published over the other's work (the last won), and one's
+    # cleanup could delete the segment the other was writing
+    from finchunk.retrieve.store import IndexBusyError, writer_lock
+
+    (tmp_path / "a.md").write_text("# A\n\nrevenue grew\n", encoding="utf-8")
+    root = tmp_path / "idx"
+    build_index(file_sources([tmp_path / "a.md"]), root)
+    (tmp_path / "b.md").write_text("# B\n\ncosts fell\n", encoding="utf-8")
+    both = file_sources([tmp_path / "a.md", tmp_path / "b.md"])
+    with writer_lock(root), pytest.raises(IndexBusyError, match="another finchunk process"):
+        build_index(both, root)
+    assert build_index(both, root).added == ["b"]  # released: the next build runs
+    fresh = tmp_path / "new"
+    with pytest.raises(InputError):
+        build_index([], fresh)
+    assert not fresh.exists()  # a failed first build leaves no folder (nor its lock)

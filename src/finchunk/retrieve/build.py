@@ -57,6 +57,7 @@ from finchunk.retrieve.sources import (
     file_sources as file_sources,
 )
 from finchunk.retrieve.store import (
+    CURRENT,
     FORMAT,
     LIVE_CARD_DF,
     LIVE_DF,
@@ -70,10 +71,10 @@ from finchunk.retrieve.store import (
     index_array,
     live_generation,
     next_generation,
-    prepare_root,
     publish,
     segment_positions,
     write_generation,
+    writer_lock,
 )
 from finchunk.retrieve.text import TextPipeline
 
@@ -715,6 +716,31 @@ def build_index(
     root = Path(root)
     config, embedder = resolve_embedder(config, embedder)
     check_root(root)
+    created = not root.exists()
+    root.mkdir(parents=True, exist_ok=True)  # the writer's lock lives in it
+    try:
+        with writer_lock(root):
+            report = _build(sources, root, config, embedder, progress, work, prune, on_error)
+    except BaseException:
+        if created:
+            shutil.rmtree(root, ignore_errors=True)
+        raise
+    if created and not (root / CURRENT).is_file():  # nothing was written
+        shutil.rmtree(root, ignore_errors=True)
+    return report
+
+
+def _build(
+    sources: Sequence[Source],
+    root: Path,
+    config: IndexConfig,
+    embedder: Embedder | None,
+    progress: Progress | None,
+    work: Work | None,
+    prune: bool,
+    on_error: OnError,
+) -> BuildReport:
+    """:func:`build_index` with the index's writer lock held and ``root`` made."""
     report = BuildReport(root)
     with _gc_paused():
         listing = _listing(sources)
@@ -731,15 +757,8 @@ def build_index(
         report.chunks = old.size
         return report
     work = work or LocalWork(on_error)
-    created = not root.exists()
-    prepare_root(root)
-    try:
-        run = _Run(config, work, embedder, progress or NoProgress())
-        _publish_build(root, plans, old, run, listing)
-    except BaseException:
-        if created:
-            shutil.rmtree(root, ignore_errors=True)
-        raise
+    run = _Run(config, work, embedder, progress or NoProgress())
+    _publish_build(root, plans, old, run, listing)
     report.skipped += work.skipped
     report.warnings += work.warnings
     _report_plans(plans, previous, report)

@@ -33,7 +33,8 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from pathlib import Path
@@ -245,7 +246,7 @@ def check_root(root: Path) -> None:
     """InputError unless ``root`` is absent, empty or an index (nothing is created)."""
     if root.exists() and not root.is_dir():
         raise InputError(f"{root}: exists and is not a directory")
-    ours = (CURRENT, f"{CURRENT}.tmp")
+    ours = (CURRENT, f"{CURRENT}.tmp", LOCK)
     foreign = (
         [
             p
@@ -260,10 +261,38 @@ def check_root(root: Path) -> None:
         raise InputError(f"{root}: directory is not empty and is not a finchunk index")
 
 
-def prepare_root(root: Path) -> None:
-    """Check ``root`` (:func:`check_root`) and create it: just before the first write."""
-    check_root(root)
-    root.mkdir(parents=True, exist_ok=True)
+#: The writer's lock file of an index (held with ``flock`` while a build runs).
+LOCK = "LOCK"
+
+
+class IndexBusyError(InputError):
+    """Another process is writing the index: two builds at once would each publish over
+    the other's work, and one's cleanup would delete the other's new segment."""
+
+
+@contextmanager
+def writer_lock(root: Path) -> Iterator[None]:
+    """Hold ``root``'s writer lock (one build at a time, Lucene's ``write.lock``): an
+    advisory ``flock`` on ``root/LOCK``, released when the block ends or the process dies,
+    so a crashed build never leaves a stale lock. Readers take none: they read the
+    generation ``CURRENT`` names. Where ``fcntl`` is missing (Windows) nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise IndexBusyError(
+                f"{root}: another finchunk process is writing this index; run again when "
+                "it has finished"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 # --- generations ------------------------------------------------------------------------------
