@@ -31,11 +31,14 @@ class DamagedIndexError(InputError):
     missing: finchunk wrote it, so the remedy is to build the index again. Not by running
     ``finchunk index`` over it: an update reuses the segments of unchanged files."""
 
-    def __init__(self, path: object, problem: str) -> None:
+    def __init__(self, path: object, problem: str, gone: bool = False) -> None:
         self.path = path
+        # a file gone is also what a reader sees when a build published over the
+        # generation it opened (the build deletes what the new generation does not use)
+        again = "open the index again if it was updated since it was opened; else " if gone else ""
         super().__init__(
-            f"{path}: a damaged index file ({problem}); delete the index and build it "
-            "again with `finchunk index`"
+            f"{path}: a damaged index file ({problem}); {again}delete the index and build "
+            "it again with `finchunk index`"
         )
 
 

@@ -180,6 +180,8 @@ def index_file(path: str | Path) -> Iterator[None]:
     traceback."""
     try:
         yield
+    except FileNotFoundError as exc:
+        raise DamagedIndexError(path, "the file is gone", gone=True) from exc
     except _DAMAGE as exc:
         raise DamagedIndexError(path, f"{type(exc).__name__}: {exc}") from exc
 

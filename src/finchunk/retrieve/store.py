@@ -345,7 +345,7 @@ class Index:
             self._check_documents()
         missing = [s for s in manifest.segments if not (root / s / CHUNKS).is_file()]
         if missing:
-            raise DamagedIndexError(root / missing[0] / CHUNKS, "the file is missing")
+            raise DamagedIndexError(root / missing[0] / CHUNKS, "the file is gone", gone=True)
         self._lexical: dict[BM25Params, LexicalIndex] = {}
         self._vectors: np.ndarray | None = None
         self._dense: dict[str, DenseIndex] = {}
