@@ -559,6 +559,7 @@ def test_a_folder_listing_follows_links_once_and_skips_indexes_and_hidden_folder
     try:
         (docs / "sub" / "up").symlink_to("..")  # a loop: was ELOOP after 40 levels
         (docs / "again").symlink_to("sub")  # a second way to one folder
+        (docs / "z.md").symlink_to("a.md")  # and to one file
     except OSError:
         pytest.skip("this file system has no symbolic links")
     ids = sorted(s.doc_id for s in file_sources([docs]))
