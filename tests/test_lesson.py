@@ -149,3 +149,17 @@ def test_whole_number_offsets_read_in_any_spelling(tmp_path: Path) -> None:
     f = tmp_path / "p.csv"
     f.write_text("passage_id,doc_id,start,end\np1,a,1.0,4\n", encoding="utf-8")
     assert lesson.read_passages(f)["p1"].span == (1, 4)
+
+
+def test_an_id_given_twice_in_any_table_is_an_error(tmp_path: Path) -> None:
+    # the second row replaced (passages) or shadowed (documents, questions) the first
+    docs, pas, qs = tmp_path / "d.csv", tmp_path / "p.csv", tmp_path / "q.csv"
+    docs.write_text('doc_id,title,text\na,A,"# A\n\nRevenue 1."\na,B,"# B"\n', encoding="utf-8")
+    pas.write_text("passage_id,doc_id,start,end\np1,a,0,5\np1,a,5,9\n", encoding="utf-8")
+    qs.write_text("question_id,question,gold_passages\nq1,A?,\nq1,B?,\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"d\.csv: document id 'a' is given twice"):
+        lesson.read_documents(docs)
+    with pytest.raises(InputError, match=r"p\.csv: passage id 'p1' is given twice"):
+        lesson.read_passages(pas)
+    with pytest.raises(InputError, match=r"q\.csv \(line 3\): question id 'q1' is given twice"):
+        lesson.read_questions(qs)

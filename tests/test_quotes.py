@@ -185,3 +185,11 @@ def read_quote_questions_row(row: dict):
     return QuoteQuestion(
         row["id"], row["doc"], row["question"], row["type"], tuple(row["evidence"])
     )
+
+
+def test_a_question_id_given_twice_is_an_error(tmp_path: Path) -> None:
+    f = tmp_path / "q.jsonl"
+    row = '{"id": "a", "doc": "x.md", "question": "?", "evidence": ["e"]}\n'
+    f.write_text(row + row.replace('"id": "a"', '"id": "b"') + row, encoding="utf-8")
+    with pytest.raises(InputError, match=r"q\.jsonl:3: question id 'a' is given twice \(line 1\)"):
+        read_quote_questions(f)

@@ -205,8 +205,10 @@ def read_documents(path: str | Path) -> tuple[Document, ...]:
     """Documents of a documents table, parsed as Markdown (``Document.text`` is ``texto``)."""
     p = Path(path)
     docs = []
+    seen: set[str] = set()
     for r in read_table(p, DOCUMENT_COLUMNS, ("doc_id", "text")):
         doc_id = str(r["doc_id"])
+        _once(p, "document", doc_id, seen)
         text = r["text"]
         if not isinstance(text, str):
             raise InputError(f"{p}: document {doc_id!r} has no text")
@@ -228,6 +230,7 @@ def read_passages(
     out: dict[str, Passage] = {}
     for r in read_table(p, PASSAGE_COLUMNS, ("passage_id", "doc_id", "start", "end")):
         pid, doc_id = str(r["passage_id"]), str(r["doc_id"])
+        _once(p, "passage", pid, out)
         start, end = whole_number(r["start"]), whole_number(r["end"])
         if start is None or end is None:
             raise InputError(f"{p}: passage {pid!r} has no integer start and end")
@@ -240,6 +243,15 @@ def read_passages(
             check_passage(p, passage, lengths[doc_id])
         out[pid] = passage
     return out
+
+
+def _once(where: object, what: str, key: str, seen: set[str] | Mapping[str, Any]) -> None:
+    """An error when ``key`` was read before: a second row with one id would replace or
+    shadow the first without a word."""
+    if key in seen:
+        raise InputError(f"{where}: {what} id {key!r} is given twice")
+    if isinstance(seen, set):
+        seen.add(key)
 
 
 def check_passage(path: Path, passage: Passage, length: int) -> None:
@@ -270,7 +282,8 @@ def read_questions(
         header = next(reader, [])
         names = dict(zip(_english(p, header, QUESTION_COLUMNS), header, strict=True))
         _require(p, list(names), required, QUESTION_COLUMNS)
-        out = []
+        out: list[Question] = []
+        seen: set[str] = set()
         for row in reader:
             if not row:  # a blank line
                 continue
@@ -280,6 +293,7 @@ def read_questions(
                 )
             cells = dict(zip(header, row, strict=False))
             out.append(_question(p, reader.line_num, cells, names, passages))
+            _once(f"{p} (line {reader.line_num})", "question", out[-1].id, seen)
     except csv.Error as exc:  # an unclosed quote, a field over csv's size limit
         raise InputError(f"{p} (line {reader.line_num}): not CSV: {exc}") from None
     return tuple(out)

@@ -67,11 +67,15 @@ def _field(row: dict[str, Any], key: str, path: Path, n: int, kind: type | tuple
 def read_quote_questions(path: str | Path) -> list[QuoteQuestion]:
     p = Path(path)
     out: list[QuoteQuestion] = []
+    first: dict[str, int] = {}
     for n, row in read_jsonl(p):
         evidence, items = _evidence(_field(row, "evidence", p, n, list), f"{p}:{n}")
+        qid = str(_field(row, "id", p, n, (str, int)))
+        if first.setdefault(qid, n) != n:  # its passages (ID#1 …) would replace the first's
+            raise InputError(f"{p}:{n}: question id {qid!r} is given twice (line {first[qid]})")
         out.append(
             QuoteQuestion(
-                id=str(_field(row, "id", p, n, (str, int))),
+                id=qid,
                 doc=_field(row, "doc", p, n, str),
                 question=_field(row, "question", p, n, str),
                 type=str(row.get("type", "")),
