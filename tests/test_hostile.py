@@ -417,3 +417,32 @@ def _companyfacts_json() -> bytes:
     from tests.test_facts_parsers import ROW, _companyfacts
 
     return json.dumps(_companyfacts([ROW])).encode()
+
+
+@pytest.mark.parametrize("command", ["chunk", "view", "eval", "index"])
+def test_an_output_that_cannot_be_written_is_one_error_before_the_work(
+    command: str, tmp_path: Path
+) -> None:
+    # a folder given as -o, or a file where a folder must be: IsADirectoryError and
+    # FileNotFoundError tracebacks before; eval's came after the whole run
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n\nRevenue was 100.\n", encoding="utf-8")
+    quotes = tmp_path / "q.jsonl"
+    quotes.write_text(
+        '{"id": "q", "doc": "a.md", "question": "Revenue?", "evidence": ["Revenue was 100."]}\n'
+    )
+    inputs = {
+        "chunk": [str(doc)],
+        "view": [str(doc)],
+        "eval": ["--questions", str(quotes), "--files", str(tmp_path)],
+        "index": [str(doc)],
+    }[command]
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "x").write_text("not an index", encoding="utf-8")
+    for out, words in ((folder, "is a folder"), (doc / "x.out", "a.md is a file")):
+        if command == "index":
+            out, words = doc / "idx", "cannot write the index"
+        r = _run(command, *inputs, "-o", str(out))
+        assert r.exit_code == 2, r.output
+        assert "Traceback" not in r.output and words in r.stderr, r.stderr

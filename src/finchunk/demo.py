@@ -25,7 +25,7 @@ from finchunk.evaluate.corpus import Corpus, read_corpus
 from finchunk.evaluate.gold import gold_from_corpus
 from finchunk.evaluate.harness import EvalSettings, Scope, Variant, VariantRun, evaluate_runs
 from finchunk.evaluate.measures import Budget, Chars, Delivered, Recall, score
-from finchunk.files import write_json
+from finchunk.files import atomic_write_text, write_json
 
 MAIN_KS = tuple(range(1, 11))
 STRATEGIES = (Strategy.FIXED, Strategy.RECURSIVE, Strategy.STRUCTURE, Strategy.BYTITLE)
@@ -235,7 +235,7 @@ def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: f
         "on the files in this folder (see eval-report.json)."
     )
     path = out / "report.md"
-    path.write_text("\n".join(parts) + "\n", encoding="utf-8")
+    atomic_write_text(path, "\n".join(parts) + "\n")
     return path
 
 

@@ -3,6 +3,7 @@ and writing output files (atomically) and JSON reports."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -189,26 +190,44 @@ def index_file(path: str | Path) -> Iterator[None]:
 @contextmanager
 def atomic_output(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; renamed onto ``path`` when the block
-    succeeds, deleted when it fails, so a failed run leaves no half-written output."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    succeeds, deleted when it fails, so a failed run leaves no half-written output. An
+    output that cannot be written (a folder of that name, a read-only place, a full disk)
+    is an :class:`InputError` naming ``path``; an OSError naming another file (an input
+    read inside the block) passes through."""
+    p = check_output(path)
     tmp = p.with_name(f".{p.name}.tmp")
     try:
+        p.parent.mkdir(parents=True, exist_ok=True)
         yield tmp
         os.replace(tmp, p)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if exc.filename in (None, str(tmp), str(p), str(p.parent)):
+            raise InputError(f"{p}: cannot write file: {exc.strerror or exc}") from exc
         raise
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
+
+
+def check_output(path: str | Path) -> Path:
+    """``path`` as an output file, or an :class:`InputError` before any work is done: a
+    folder of that name, or a parent that is a file."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{p}: is a folder; give a file name for the output")
+    parent = next((a for a in p.parents if a.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise InputError(f"{p}: {parent} is a file, not a folder")
+    return p
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through :func:`atomic_output`."""
-    p = Path(path)
-    try:
-        with atomic_output(p) as tmp:
-            tmp.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{p}: cannot write file: {exc.strerror or exc}") from exc
+    with atomic_output(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
 
 
 def json_text(payload: Any) -> str:
@@ -218,6 +237,6 @@ def json_text(payload: Any) -> str:
 
 
 def write_json(path: Path, payload: Any) -> None:
-    """``payload`` as indented UTF-8 JSON (non-ASCII kept), creating the folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json_text(payload) + "\n", encoding="utf-8")
+    """``payload`` as indented UTF-8 JSON (non-ASCII kept), creating the folder; written
+    through :func:`atomic_output`."""
+    atomic_write_text(path, json_text(payload) + "\n")

@@ -25,6 +25,7 @@ from typing import Any
 
 from finchunk.chunk import Strategy, make_chunker
 from finchunk.errors import InputError
+from finchunk.files import atomic_write_text
 from finchunk.model import ChunkKind, Document, ElementKind, Span
 
 #: Colour of each kind: (bar, bar alternate, text tint, text tint alternate). Hues differ
@@ -331,8 +332,7 @@ def write_chunk_map(
 ) -> MapCounts:
     """Write the map; returns the chunks each strategy row shows and the passages."""
     rows, lo, hi = build_rows(doc, opts, passages_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(doc, rows, lo, hi), encoding="utf-8")
+    atomic_write_text(out, render(doc, rows, lo, hi))
     chunks = tuple((r.name, len(r.pieces)) for r in rows if r.unit == "chunks")
     passages = next((len(r.pieces) for r in rows if r.unit == "passages"), None)
     return MapCounts(chunks, passages)

@@ -155,6 +155,11 @@ def financebench(
     with user_errors():
         from dataclasses import replace
 
+        from finchunk.files import check_output
+
+        if out is not None:
+            check_output(out)
+
         from finchunk.cli.render import print_bench_report
         from finchunk.datasets.financebench import load_financebench
         from finchunk.evaluate.financebench import Progress, run_benchmark

@@ -43,6 +43,7 @@ from finchunk.cli.common import (
 )
 from finchunk.errors import InputError
 from finchunk.evaluate.scope import Scope
+from finchunk.files import check_output
 from finchunk.retrieve.kinds import Distinct, FilterStatistics
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ def chunk(
 
     skipped: list[tuple[str, str]] = []
     with user_errors():
+        check_output(out)  # before any work: a folder named like the output, say
         mode, exit_on_skip = resolve_on_error(on_error, files)
         chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
         sources = file_sources(files)
@@ -356,6 +358,8 @@ def eval_cmd(
     with user_errors():
         if questions is None:
             raise InputError("--questions is required")
+        if out is not None:
+            check_output(out)
         corpus, alignment = _eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
         params = bm25_params(bm25_k1, bm25_b, bm25_prefix)

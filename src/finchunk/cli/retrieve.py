@@ -41,6 +41,7 @@ from finchunk.cli.common import (
     work_on,
 )
 from finchunk.errors import InputError
+from finchunk.files import check_output
 from finchunk.retrieve.kinds import AUTO_RETRIEVER, Distinct, FilterStatistics
 
 RetrieverOpt = Annotated[
@@ -261,6 +262,7 @@ def view_cmd(
     from finchunk.view import ViewOptions, parse_range, write_chunk_map
 
     with user_errors():
+        check_output(out)
         names = parse_list(strategies, Strategy, "--strategies")
         doc = _view_document(file, docs)
         opts = ViewOptions(tuple(names), size, parse_range(range_) if range_ else None)

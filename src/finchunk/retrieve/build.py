@@ -717,17 +717,26 @@ def build_index(
     config, embedder = resolve_embedder(config, embedder)
     check_root(root)
     created = not root.exists()
-    root.mkdir(parents=True, exist_ok=True)  # the writer's lock lives in it
     try:
+        root.mkdir(parents=True, exist_ok=True)  # the writer's lock lives in it
         with writer_lock(root):
             report = _build(sources, root, config, embedder, progress, work, prune, on_error)
-    except BaseException:
+    except BaseException as exc:
         if created:
             shutil.rmtree(root, ignore_errors=True)
+        if isinstance(exc, OSError) and _writing(exc, root):  # a full disk, a read-only place
+            raise InputError(f"{root}: cannot write the index: {exc.strerror or exc}") from exc
         raise
     if created and not (root / CURRENT).is_file():  # nothing was written
         shutil.rmtree(root, ignore_errors=True)
     return report
+
+
+def _writing(exc: OSError, root: Path) -> bool:
+    """Whether ``exc`` failed a write of the index at ``root`` (its file is there, or not
+    named: a write to an open file), not a read of an input document."""
+    name = exc.filename
+    return name is None or Path(str(name)).absolute().is_relative_to(root.absolute())
 
 
 def _build(
