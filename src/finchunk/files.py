@@ -198,6 +198,9 @@ def atomic_output(path: str | Path) -> Iterator[Path]:
     tmp = p.with_name(f".{p.name}.tmp")
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # whichever folder on the way failed, it is this output's
+        raise InputError(f"{p}: cannot write file: {exc.strerror or exc}") from exc
+    try:
         yield tmp
         os.replace(tmp, p)
     except OSError as exc:
