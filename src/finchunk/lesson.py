@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -209,6 +209,7 @@ def read_documents(path: str | Path) -> tuple[Document, ...]:
     for r in read_table(p, DOCUMENT_COLUMNS, ("doc_id", "text")):
         doc_id = str(r["doc_id"])
         _once(p, "document", doc_id, seen)
+        seen.add(doc_id)
         text = r["text"]
         if not isinstance(text, str):
             raise InputError(f"{p}: document {doc_id!r} has no text")
@@ -245,13 +246,11 @@ def read_passages(
     return out
 
 
-def _once(where: object, what: str, key: str, seen: set[str] | Mapping[str, Any]) -> None:
-    """An error when ``key`` was read before: a second row with one id would replace or
-    shadow the first without a word."""
+def _once(where: object, what: str, key: str, seen: Container[str]) -> None:
+    """An error when ``key`` was read before (is in ``seen``): a second row with one id
+    would replace or shadow the first without a word."""
     if key in seen:
         raise InputError(f"{where}: {what} id {key!r} is given twice")
-    if isinstance(seen, set):
-        seen.add(key)
 
 
 def check_passage(path: Path, passage: Passage, length: int) -> None:
@@ -294,6 +293,7 @@ def read_questions(
             cells = dict(zip(header, row, strict=False))
             out.append(_question(p, reader.line_num, cells, names, passages))
             _once(f"{p} (line {reader.line_num})", "question", out[-1].id, seen)
+            seen.add(out[-1].id)
     except csv.Error as exc:  # an unclosed quote, a field over csv's size limit
         raise InputError(f"{p} (line {reader.line_num}): not CSV: {exc}") from None
     return tuple(out)

@@ -83,7 +83,7 @@ def chunk(
 
     skipped: list[tuple[str, str]] = []
     with user_errors():
-        check_output(out)  # before any work: a folder named like the output, say
+        check_output(out)  # before any work, not after it
         mode, exit_on_skip = resolve_on_error(on_error, files)
         chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
         sources = file_sources(files)

@@ -75,8 +75,7 @@ class EmbeddingCache:
                 if shard is None:  # damaged: its texts are embedded again, as if never cached
                     self.damaged.append(keys_file)
                     continue
-                self._add_shard(keys_file, shard[0])
-                self._vecs[len(self._shards) - 1] = shard[1]
+                self._add_shard(keys_file, *shard)
         return self._where
 
     def _read_shard(self, keys_file: Path) -> tuple[np.ndarray, np.ndarray] | None:
@@ -92,15 +91,13 @@ class EmbeddingCache:
         good_vecs = vecs.dtype == np.float32 and vecs.shape == (len(keys), self.dim)
         return (keys, vecs) if good_keys and good_vecs else None
 
-    def _add_shard(self, keys_file: Path, keys: np.ndarray) -> None:
+    def _add_shard(self, keys_file: Path, keys: np.ndarray, vecs: np.ndarray) -> None:
         n = len(self._shards)
+        self._vecs[n] = vecs
         self._shards.append(keys_file)
         where = self._where if self._where is not None else {}
         for row, k in enumerate(keys):
             where.setdefault(k.tobytes(), (n, row))
-
-    def _vectors(self, shard: int) -> np.ndarray:
-        return self._vecs[shard]
 
     def get(self, keys: Sequence[bytes]) -> tuple[np.ndarray, list[int]]:
         """Vectors for the keys found (zeros elsewhere) and the indexes not found."""
@@ -112,7 +109,7 @@ class EmbeddingCache:
             if found is None:
                 missing.append(i)
             else:
-                out[i] = self._vectors(found[0])[found[1]]
+                out[i] = self._vecs[found[0]][found[1]]
         return out, missing
 
     def put(self, keys: Sequence[bytes], vectors: np.ndarray) -> None:
@@ -125,8 +122,7 @@ class EmbeddingCache:
         _atomic_save(Path(f"{stem}.vecs.npy"), np.ascontiguousarray(vectors, dtype=np.float32))
         _atomic_save(Path(f"{stem}.keys.npy"), key_arr)
         self._index()
-        self._add_shard(Path(f"{stem}.keys.npy"), key_arr)
-        self._vecs[len(self._shards) - 1] = np.asarray(vectors, dtype=np.float32)
+        self._add_shard(Path(f"{stem}.keys.npy"), key_arr, np.asarray(vectors, dtype=np.float32))
 
 
 def _atomic_save(path: Path, array: np.ndarray) -> None:
