@@ -586,15 +586,3 @@ def test_a_second_writer_is_refused_while_a_build_holds_the_lock(tmp_path):
         build_index([], fresh)
     assert not fresh.exists()  # a failed first build leaves no folder (nor its lock)
 
-
-def test_a_reader_whose_generation_was_replaced_is_told_to_open_again(tmp_path):
-    from finchunk.errors import DamagedIndexError
-
-    (tmp_path / "a.md").write_text("# A\n\nrevenue grew\n", encoding="utf-8")
-    root = tmp_path / "idx"
-    build_index(file_sources([tmp_path / "a.md"]), root)
-    opened = Index.open(root)
-    build_index(file_sources([tmp_path / "a.md"]), root, IndexConfig(size=300))  # rebuilt
-    with pytest.raises(DamagedIndexError, match="the file is gone.*open the index again"):
-        _ = opened.chunks
-    assert Index.open(root).chunks.num_rows == 1

@@ -318,7 +318,7 @@ def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None
     manifest = Manifest.from_json(gen / MANIFEST)
     ids = {d.id for d in manifest.documents}
     try:
-        old = Index.open(root, manifest)
+        old = Index.open(root, manifest, hold=False)  # a held generation would stay
     except IndexMismatchError as exc:
         return None, str(exc), ids
     m = old.manifest

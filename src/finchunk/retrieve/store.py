@@ -23,8 +23,9 @@ Layout (every file inspectable with ordinary tools)::
 Writes are atomic: a build (:mod:`finchunk.retrieve.build`) writes its segment and then a
 new generation directory under hidden names, renamed into place; :func:`publish` replaces
 ``CURRENT`` with ``os.replace`` (atomic on POSIX and Windows) and only then deletes older
-generations and the segments the live one does not use. A build killed at any point leaves
-``CURRENT`` naming a complete generation.
+generations and the segments the live one does not use, but for generations an open
+:class:`Index` still reads (:mod:`finchunk.retrieve.locks`: an index opened is a snapshot).
+A build killed at any point leaves ``CURRENT`` naming a complete generation.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from pathlib import Path
@@ -51,6 +52,9 @@ from finchunk.files import index_file, loads
 from finchunk.records import CHUNK_SCHEMA, ChunkRecord
 from finchunk.retrieve.bm25 import BM25Index, BM25Params, CorpusStats, SegmentPart
 from finchunk.retrieve.kinds import RetrieverKind
+from finchunk.retrieve.locks import LOCK, GenerationHold, claim_unread, hold_live
+from finchunk.retrieve.locks import IndexBusyError as IndexBusyError  # its home before locks
+from finchunk.retrieve.locks import writer_lock as writer_lock
 from finchunk.retrieve.postings import Segment
 from finchunk.retrieve.segments import (
     BM25_DIR,
@@ -197,6 +201,17 @@ def _table(path: Path) -> pa.Table:
         return pq.read_table(path)
 
 
+def _live(root: Path) -> Path:
+    """The live generation, or an error saying ``root`` is no index."""
+    gen = live_generation(root)
+    if gen is None:
+        raise InputError(
+            f"{root}: not a finchunk index (no {CURRENT} file); build one "
+            f"with `finchunk index FILES -o {root}`"
+        )
+    return gen
+
+
 def live_generation(root: Path) -> Path | None:
     pointer = root / CURRENT
     if not pointer.is_file():
@@ -226,8 +241,9 @@ def _fsync_dir(path: Path) -> None:
 
 
 def publish(root: Path, gen_name: str, segments: Sequence[str]) -> None:
-    """Point CURRENT at ``gen_name`` atomically, then delete every other generation and
-    every segment it does not use (``segments``), partial ones included."""
+    """Point CURRENT at ``gen_name`` atomically, then delete every other generation no
+    reader holds (:mod:`finchunk.retrieve.locks`) and every segment that neither the new
+    generation (``segments``) nor a held one uses, partial ones included."""
     tmp = root / f"{CURRENT}.tmp"
     with tmp.open("w", encoding="utf-8") as fh:
         fh.write(gen_name + "\n")
@@ -235,11 +251,40 @@ def publish(root: Path, gen_name: str, segments: Sequence[str]) -> None:
         os.fsync(fh.fileno())
     os.replace(tmp, root / CURRENT)
     _fsync_dir(root)
-    keep = {gen_name, *segments}
-    for p in root.iterdir():
-        ours = _GENERATION.fullmatch(p.name) or _SEGMENT.fullmatch(p.name)
-        if p.is_dir() and p.name not in keep and ours:
+    _delete_unread(root, {gen_name, *segments})
+
+
+def _delete_unread(root: Path, keep: set[str]) -> None:
+    """Delete the generation and segment folders not in ``keep``, but for the generations
+    a reader still holds and the segments they use (left for a later build to delete)."""
+    ours = [
+        p
+        for p in sorted(root.iterdir())
+        if p.name not in keep
+        and (_GENERATION.fullmatch(p.name) or _SEGMENT.fullmatch(p.name))
+        and p.is_dir()
+    ]
+    with ExitStack() as claims:  # each unread generation stays claimed until it is deleted
+        doomed: list[Path] = []
+        for p in ours:
+            if not _GENERATION.fullmatch(p.name):
+                continue
+            if claims.enter_context(claim_unread(p, MANIFEST)):
+                doomed.append(p)
+            else:
+                keep |= _segments_read_by(p, ours)
+        doomed += [p for p in ours if _SEGMENT.fullmatch(p.name) and p.name not in keep]
+        for p in doomed:
             shutil.rmtree(p, ignore_errors=True)
+
+
+def _segments_read_by(gen: Path, candidates: list[Path]) -> set[str]:
+    """The segments a held generation uses (all ``candidates`` when its manifest cannot be
+    read: nothing it may use is deleted)."""
+    try:
+        return set(Manifest.from_json(gen / MANIFEST, documents=False).segments)
+    except InputError:
+        return {p.name for p in candidates}
 
 
 def check_root(root: Path) -> None:
@@ -259,40 +304,6 @@ def check_root(root: Path) -> None:
     )
     if foreign and not (root / CURRENT).is_file():
         raise InputError(f"{root}: directory is not empty and is not a finchunk index")
-
-
-#: The writer's lock file of an index (held with ``flock`` while a build runs).
-LOCK = "LOCK"
-
-
-class IndexBusyError(InputError):
-    """Another process is writing the index: two builds at once would each publish over
-    the other's work, and one's cleanup would delete the other's new segment."""
-
-
-@contextmanager
-def writer_lock(root: Path) -> Iterator[None]:
-    """Hold ``root``'s writer lock (one build at a time, Lucene's ``write.lock``): an
-    advisory ``flock`` on ``root/LOCK``, released when the block ends or the process dies,
-    so a crashed build never leaves a stale lock. Readers take none: they read the
-    generation ``CURRENT`` names. Where ``fcntl`` is missing (Windows) nothing is locked."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise IndexBusyError(
-                f"{root}: another finchunk process is writing this index; run again when "
-                "it has finished"
-            ) from None
-        yield
-    finally:
-        os.close(fd)
 
 
 # --- generations ------------------------------------------------------------------------------
@@ -332,41 +343,67 @@ def write_generation(
 
 
 class Index:
-    """A finchunk index opened for reading."""
+    """A finchunk index opened for reading: a snapshot of the generation live when it was
+    opened, read however many builds publish after it (:mod:`finchunk.retrieve.locks`)
+    until it is closed (``close``, or a ``with`` block) or collected."""
 
-    def __init__(self, root: Path, gen: Path, manifest: Manifest, documents: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path,
+        gen: Path,
+        manifest: Manifest,
+        documents: bool = True,
+        hold: GenerationHold | None = None,
+    ) -> None:
         """``documents`` False: ``manifest`` was read without its documents, which are
-        read when first needed (a BM25 or dense search needs none)."""
+        read when first needed (a BM25 or dense search needs none). ``hold``: the lock
+        that keeps ``gen`` from being deleted while this index reads it."""
         self.root = root
         self.gen = gen
+        self._hold = hold or GenerationHold(gen, None)
         self._manifest = manifest
         self._documents_read = False
         if documents:
             self._check_documents()
         missing = [s for s in manifest.segments if not (root / s / CHUNKS).is_file()]
         if missing:
-            raise DamagedIndexError(root / missing[0] / CHUNKS, "the file is gone", gone=True)
+            raise DamagedIndexError(root / missing[0] / CHUNKS, "the file is gone")
         self._lexical: dict[BM25Params, LexicalIndex] = {}
         self._vectors: np.ndarray | None = None
         self._dense: dict[str, DenseIndex] = {}
         self._candidates: dict[str, CandidateVectors] = {}
 
     @classmethod
-    def open(cls, path: str | Path, manifest: Manifest | None = None) -> Index:
-        """The live generation at ``path`` (``manifest``: its manifest, already read)."""
+    def open(
+        cls, path: str | Path, manifest: Manifest | None = None, *, hold: bool = True
+    ) -> Index:
+        """The live generation at ``path`` (``manifest``: its manifest, already read).
+        ``hold`` False: the generation is not protected from the next build's cleanup
+        (what a build reads of the index it replaces)."""
         root = Path(path)
         if not root.is_dir():
             raise InputError(f"{root}: no such index directory")
-        gen = live_generation(root)
-        if gen is None:
-            raise InputError(
-                f"{root}: not a finchunk index (no {CURRENT} file); build one "
-                f"with `finchunk index FILES -o {root}`"
-            )
-        documents = manifest is not None
-        manifest = manifest or Manifest.from_json(gen / MANIFEST, documents=False)
-        _check_version(root, manifest)
-        return cls(root, gen, manifest, documents)
+        taken = hold_live(lambda: _live(root), MANIFEST) if hold else None
+        gen = taken.gen if taken else _live(root)
+        try:
+            documents = manifest is not None
+            manifest = manifest or Manifest.from_json(gen / MANIFEST, documents=False)
+            _check_version(root, manifest)
+            return cls(root, gen, manifest, documents, taken)
+        except BaseException:
+            if taken:
+                taken.release()
+            raise
+
+    def close(self) -> None:
+        """Let later builds delete this index's generation (reads after this may fail)."""
+        self._hold.release()
+
+    def __enter__(self) -> Index:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def header(self) -> Manifest:
