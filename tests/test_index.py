@@ -585,4 +585,3 @@ def test_a_second_writer_is_refused_while_a_build_holds_the_lock(tmp_path):
     with pytest.raises(InputError):
         build_index([], fresh)
     assert not fresh.exists()  # a failed first build leaves no folder (nor its lock)
-

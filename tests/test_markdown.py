@@ -133,3 +133,47 @@ def test_crlf_bom_and_tabs_keep_offsets() -> None:
         "| a | b |\r\n|---|---|\r\n| 1 | 2 |",
     ]
     assert doc.title == "Título"
+
+
+# The line classes the scanner reads, as plain Python defines them line by line; the
+# scanner computes them with array operations over the whole text.
+_LINE_TEXT = st.text(
+    alphabet=st.sampled_from(list(" \t\r\n\f\v\xa0\u3000\x1c|#-*+`~[1¹⁴ax\ufeff\udc80")),
+    max_size=60,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LINE_TEXT, st.booleans())
+def test_line_classes_equal_their_line_by_line_definitions(text: str, wide: bool) -> None:
+    import re
+
+    from finchunk.parse.markdown import _STARTERS, _Lines
+
+    if wide:
+        text += "é"  # the same lines in a text that is not ASCII (another array type)
+    scan = re.sub(r"\r(?!\n)", "\n", text)
+    contents = [c[:-1] if c.endswith("\r") else c for c in scan.split("\n")]
+    if text.startswith("\ufeff"):
+        contents[0] = contents[0][1:]
+    lines = _Lines(text)
+    assert [lines[i] for i in range(len(lines))] == contents
+    assert lines.blank == [not c.strip() for c in contents]
+    assert lines.stop_blank == [not c.strip(" \t\r\f\v") for c in contents]
+    assert lines.lead == [c.lstrip(" ")[:1] in _STARTERS for c in contents]
+    assert lines.bar == ["|" in c for c in contents]
+    starter = re.compile(r" {0,3}[#`~*+\-\[0-9" + SUPERSCRIPT_DIGITS + "]")
+    stops = [
+        i
+        for i, c in enumerate(contents)
+        if i and (not c.strip(" \t\r\f\v") or starter.match(c) or "|" in c)
+    ]
+    assert [s for s in lines.stops if s] == stops
+
+
+def test_a_line_of_spaces_ends_a_paragraph_in_any_text() -> None:
+    # (as in CommonMark, a line of no-break or ideographic spaces does not: it is text)
+    for blank in (" ", "   ", "      ", "\t", " \t "):
+        for tail in ("", " café"):  # ASCII, and not
+            doc = parse_markdown(f"one{tail}\n{blank}\ntwo\n", "d")
+            assert [doc.element_text(e) for e in doc.elements] == [f"one{tail}", "two"], blank

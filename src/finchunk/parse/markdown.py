@@ -16,10 +16,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import accumulate, compress, count, repeat
-from operator import contains
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from finchunk.errors import ParseError
 from finchunk.files import os_text, read_bytes
@@ -45,18 +45,7 @@ _FOOTNOTE_REF = re.compile(r"\[\^([^\[\]\s]+)\](?!:)")
 _NOTE_REF = re.compile(r"\b(?:[Nn]otas?|[Nn]otes?|NOTAS?|NOTES?)\s+(\d{1,3})\b")
 
 
-# Lines that may end a paragraph: blank lines, lines that may start a block and lines that
-# hold a "|". A paragraph scan skips every other line (plain prose continuation): one match
-# of ``_PROSE_RUN`` runs over whole lines, none blank by this test, none opening with a block
-# starter, and it ends where the next line holding a "|" starts (those lines are listed
-# once, ``_BAR_LINE``). Possessive, so each line is read once.
-_PROSE_RUN = re.compile(
-    r"(?:(?![ \t\r\f\v]*+(?:\n|\Z))(?! {0,3}[#`~*+\-\[0-9⁰¹²³⁴⁵⁶⁷⁸⁹])[^\n]*+(?:\n|\Z))*+"
-)
-
-_BAR_LINE = re.compile(r"\|[^\n]*+")
-
-#: What ``_PROSE_RUN`` counts as blank (a line of only these is a stop).
+#: What the paragraph scan counts as blank (a line of only these stops a paragraph).
 _STOP_BLANK = " \t\r\f\v"
 
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -71,63 +60,148 @@ _HEADING, _TEXT, _TABLE, _NOTE, _LIST = (
     ElementKind.LIST,
 )
 
+#: The first characters (after the line's spaces) of lines that may start a block.
+_STARTERS = frozenset("#`~-*+[0123456789" + SUPERSCRIPT_DIGITS)
+_STARTER_CODES = np.array(sorted(map(ord, _STARTERS)), dtype=np.uint32)
+#: Every character ``str.isspace`` accepts (what ``str.strip`` removes).
+_SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)
+_SPACE, _NEWLINE, _CR, _BAR = 0x20, 0x0A, 0x0D, 0x7C
+#: Stands for "no character" (past the line's end) where lines' first characters are read:
+#: an array scalar, so that the arrays it is put in become uint32 (a Python int beside
+#: an uint8 array of ASCII codes would wrap around to 0 under NumPy 2's rules).
+_NONE = np.uint32(0x110000)
+
+
+def _codes(text: str) -> np.ndarray:
+    """The text's code points as an array, index for index (lone surrogates included), in
+    the narrowest type that holds them: one byte each for ASCII, two without characters
+    beyond the BMP (UTF-16 is then one unit a character), else four."""
+    if text.isascii():
+        return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    wide = text.encode("utf-16-le", "surrogatepass")
+    if len(wide) == 2 * len(text):
+        return np.frombuffer(wide, dtype=np.uint16)
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
 
 class _Lines:
-    """The lines of a text: ``contents[i]`` is line i without its line ending (and the BOM);
-    its content starts at ``prefix[i] + i`` (one more on line 0 after a BOM) and ends
-    ``len(contents[i])`` later. Built with C-level loops only (``split``, ``accumulate``,
-    ``compress``): no Python code runs per line."""
+    """The lines of a text, classified at once with array operations (no Python code runs
+    per line, only per line that may be blank or opens with four spaces or more).
 
-    __slots__ = ("scan", "prefix", "contents", "bom", "bars", "_ends_open")
+    ``self[i]`` is line i without its line ending (and the BOM): ``scan[starts[i]:ends[i]]``.
+    Per line, lists of bools: ``blank`` (nothing but whitespace, as ``str.strip`` sees it),
+    ``stop_blank`` (nothing but ``_STOP_BLANK``),
+    ``lead`` (its first character after its spaces may start a block: ``_STARTERS``) and
+    ``bar`` (it holds a ``|``); ``stops`` lists the lines where a run of prose ends (blank
+    as ``_STOP_BLANK`` sees it, a starter after at most three spaces, or a ``|``), which
+    are the only lines a paragraph scan looks at."""
+
+    __slots__ = (
+        "scan",
+        "codes",
+        "starts",
+        "ends",
+        "n",
+        "blank",
+        "stop_blank",
+        "lead",
+        "bar",
+        "stops",
+    )
 
     def __init__(self, text: str) -> None:
         # A lone "\r" ends a line too (old Mac files): the scan runs over a copy with each
         # one made "\n", the same length, so offsets stay those of ``text``.
         scan = _LONE_CR.sub("\n", text) if "\r" in text else text
         self.scan = scan
-        contents = scan.split("\n")
-        # Line i starts at prefix[i] + i: the lengths of the lines before it, and a "\n"
-        # after each.
-        self.prefix = list(accumulate(map(len, contents[:-1]), initial=0))
-        # The lines holding a "|", in order.
-        self.bars = list(compress(count(), map(contains, contents, repeat("|"))))
-        if "\r" in text:
-            contents = [c[:-1] if c[-1:] == "\r" else c for c in contents]
-        self.bom = text.startswith("\ufeff")
-        if self.bom:
-            contents[0] = contents[0][1:]
-        self.contents = contents
-        self._ends_open = not scan.endswith("\n")  # the last line has content, no "\n"
+        self.codes = codes = _codes(scan)
+        newlines = np.flatnonzero(codes == _NEWLINE)
+        starts = np.concatenate(([0], newlines + 1))
+        ends = np.concatenate((newlines, [len(scan)]))
+        self.n = len(starts)
+        bar = _holding(codes == _BAR, starts)
+        if "\r" in text:  # a CRLF line's content ends before its "\r"
+            filled = np.flatnonzero(ends > starts)
+            ends[filled] -= codes[ends[filled] - 1] == _CR
+        if text.startswith("\ufeff"):
+            starts[0] = 1  # line 0's content starts after the BOM
+        firsts, spaces = _firsts(codes, starts, ends)
+        starter = np.isin(firsts, _STARTER_CODES)
+        self.starts, self.ends = starts.tolist(), ends.tolist()
+        self.bar = bar.tolist()
+        self.lead = starter.tolist()
+        for i in np.flatnonzero(spaces).tolist():  # four spaces or more: rare, read here
+            self.lead[i] = self[i].lstrip(" ")[:1] in _STARTERS
+        empty = ends == starts
+        self.blank, self.stop_blank = empty.tolist(), empty.tolist()
+        stop = starter | bar | empty
+        stop[self._read_blanks(~empty & ((firsts == _NONE) | np.isin(firsts, _SPACE_CODES)))] = True
+        self.stops = np.flatnonzero(stop).tolist()
+
+    def _read_blanks(self, maybe: np.ndarray) -> list[int]:
+        """Read the lines ``maybe`` marks (not empty, opening with whitespace: few) for
+        ``blank`` and ``stop_blank``; the lines that are blank as ``_STOP_BLANK`` sees it."""
+        stops = []
+        for i in np.flatnonzero(maybe).tolist():
+            c = self[i]
+            self.blank[i] = not c.strip()
+            if not c.strip(_STOP_BLANK):
+                self.stop_blank[i] = True
+                stops.append(i)
+        return stops
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> str:
+        return self.scan[self.starts[i] : self.ends[i]]
 
     def next_stop(self, i: int) -> int:
         """The first line after ``i`` that is blank or may start a block (or ``len``)."""
-        n = len(self.contents)
-        if i + 1 >= n:
-            return n
-        if not self.contents[i + 1].strip(_STOP_BLANK):
-            return i + 1  # a blank line: no run of prose to skip
-        scan, prefix = self.scan, self.prefix
-        k = bisect_right(self.bars, i)
-        limit = prefix[self.bars[k]] + self.bars[k] if k < len(self.bars) else len(scan)
-        start = prefix[i + 1] + i + 1
-        run = _PROSE_RUN.match(scan, start, limit)
-        end = run.end() if run else start
-        # The run stops at the start of a stop line, at ``limit`` (a line holding "|"), or
-        # at the end of the text, after a last line that has no "\n" (then: ``len``).
-        if end == len(scan) and self._ends_open:
-            return n
-        return i + 1 + scan.count("\n", start, end)
+        stops = self.stops
+        k = bisect_right(stops, i)
+        return stops[k] if k < len(stops) else self.n
+
+
+def _holding(found: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per line (lines start at ``starts``), whether it holds a character ``found`` marks."""
+    lines = np.zeros(len(starts), dtype=bool)
+    lines[np.searchsorted(starts, np.flatnonzero(found), side="right") - 1] = True
+    return lines
+
+
+def _firsts(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Each line's first character after at most three spaces (``_NONE`` past its end),
+    and whether it opens with four spaces or more (its first character is then not read
+    here). Only the lines still reading spaces read one character further."""
+    if not len(codes):  # the empty text: one empty line
+        return np.full(len(starts), _NONE, dtype=np.uint32), np.zeros(len(starts), dtype=bool)
+    last = len(codes) - 1
+    at = starts.copy()
+    first = np.where(at < ends, codes[np.minimum(at, last)], _NONE)
+    spaces = np.flatnonzero(first == _SPACE)
+    for _ in range(3):
+        if not len(spaces):
+            break
+        at[spaces] += 1
+        found = np.where(at[spaces] < ends[spaces], codes[np.minimum(at[spaces], last)], _NONE)
+        first[spaces] = found
+        spaces = spaces[found == _SPACE]
+    four = np.zeros(len(starts), dtype=bool)
+    four[spaces] = True
+    first[spaces] = _NONE
+    return first, four
 
 
 # A block: (kind, first line, last line (inclusive), heading level, heading text, note mark).
 _Block = tuple[ElementKind, int, int, int, str, str | None]
 
 
-def _is_table_start(cs: list[str], i: int) -> bool:
-    if "|" not in cs[i] or i + 1 >= len(cs):
+def _is_table_start(cs: _Lines, i: int) -> bool:
+    if not cs.bar[i] or i + 1 >= len(cs) or not cs.bar[i + 1]:
         return False
     delim = cs[i + 1]
-    return "|" in delim and "-" in delim and _DELIM_ROW.match(delim) is not None
+    return "-" in delim and _DELIM_ROW.match(delim) is not None
 
 
 _INTERRUPTING_ITEM = re.compile(r" {0,3}(?:[-*+]|1[.)])[ \t]+\S")
@@ -139,14 +213,11 @@ def _list_interrupts_paragraph(content: str) -> bool:
     return _INTERRUPTING_ITEM.match(content) is not None
 
 
-_STARTERS = frozenset("#`~-*+[0123456789" + SUPERSCRIPT_DIGITS)
-
-
-def _starts_block(cs: list[str], i: int) -> bool:
+def _starts_block(cs: _Lines, i: int) -> bool:
     """Whether line i interrupts a paragraph (starts a block of its own)."""
-    c = cs[i]
-    if c.lstrip(" ")[:1] not in _STARTERS and "|" not in c:
+    if not (cs.lead[i] or cs.bar[i]):
         return False  # fast path: most prose lines start with a letter
+    c = cs[i]
     return bool(
         _ATX.match(c)
         or _FENCE.match(c)
@@ -160,17 +231,17 @@ def _starts_block(cs: list[str], i: int) -> bool:
 _CAPTION_MAX = 100
 
 
-def _is_caption_of_table(cs: list[str], i: int) -> bool:
+def _is_caption_of_table(cs: _Lines, i: int) -> bool:
     return (
         i + 1 < len(cs)
-        and "|" in cs[i + 1]  # cheapest first: most paragraphs are followed by a blank
-        and "|" not in cs[i]
+        and cs.bar[i + 1]  # cheapest first: most paragraphs are followed by a blank
+        and not cs.bar[i]
         and len(cs[i].strip()) <= _CAPTION_MAX
         and _is_table_start(cs, i + 1)
     )
 
 
-def _scan_fence(cs: list[str], i: int) -> int:
+def _scan_fence(cs: _Lines, i: int) -> int:
     fence = _FENCE.match(cs[i])
     if fence is None:
         return i
@@ -183,10 +254,10 @@ def _scan_fence(cs: list[str], i: int) -> int:
     return len(cs) - 1
 
 
-def _scan_table(cs: list[str], i: int) -> int:
-    j, n = i + 2, len(cs)
+def _scan_table(cs: _Lines, i: int) -> int:
+    j, n, bar = i + 2, len(cs), cs.bar
     # A line holding "|" is never blank.
-    while j < n and "|" in cs[j]:
+    while j < n and bar[j]:
         j += 1
     return j - 1
 
@@ -197,18 +268,18 @@ def _marker_type(content: str) -> str:
     return s[0] if s[0] in "-*+" else s[len(s) - len(s.lstrip("0123456789"))]
 
 
-def _loose_list_resumes(cs: list[str], j: int) -> int | None:
+def _loose_list_resumes(cs: _Lines, j: int) -> int | None:
     """After the blank line j inside a list: the line where the list resumes (an item or
     indented text after the blank lines), None where it ends."""
     k, n = j, len(cs)
-    while k < n and not cs[k].strip():
+    while k < n and cs.blank[k]:
         k += 1
     if k < n and (_LIST_ITEM.match(cs[k]) or cs[k][:1] in (" ", "\t")):
         return k
     return None
 
 
-def _scan_list(cs: list[str], i: int) -> int:
+def _scan_list(cs: _Lines, i: int) -> int:
     last, j, n = i, i + 1, len(cs)
     marker = _marker_type(cs[i])
     first = _LIST_ITEM.match(cs[i])
@@ -218,7 +289,7 @@ def _scan_list(cs: list[str], i: int) -> int:
         item = _LIST_ITEM.match(c)
         if item and not c.startswith("  ") and _marker_type(c) != marker:
             break  # a different bullet or numbering style starts a new list
-        if not c.strip():
+        if cs.blank[j]:
             # A blank line continues a loose list only if an item or indented text follows.
             k = _loose_list_resumes(cs, j)
             if k is None:
@@ -237,10 +308,10 @@ def _scan_list(cs: list[str], i: int) -> int:
 
 
 def _scan_paragraph(lines: _Lines, i: int) -> int:
-    cs, n = lines.contents, len(lines.contents)
+    n, blank = lines.n, lines.blank
     j = lines.next_stop(i)
     while j < n:
-        if not cs[j].strip() or _starts_block(cs, j):
+        if blank[j] or _starts_block(lines, j):
             return j - 1
         j = lines.next_stop(j)
     return n - 1
@@ -274,16 +345,16 @@ def _atx_block(c: str, i: int, m: re.Match[str]) -> _Block:
 
 def _text_block(lines: _Lines, i: int) -> _Block:
     j = _scan_paragraph(lines, i)
-    if j == i and _is_caption_of_table(lines.contents, i):
+    if j == i and _is_caption_of_table(lines, i):
         # A one-line units/caption row glued to a table ("Millones de euros") is
         # part of the table: it says how to read the numbers.
-        return (_TABLE, i, _scan_table(lines.contents, i + 1), 0, "", None)
+        return (_TABLE, i, _scan_table(lines, i + 1), 0, "", None)
     return (_TEXT, i, j, 0, "", None)
 
 
 def _starter_block(lines: _Lines, i: int) -> _Block:
     """The block at line i, which opens with a block starter or holds a "|"."""
-    cs = lines.contents
+    cs = lines
     c = cs[i]
     if m := _ATX.match(c):
         return _atx_block(c, i, m)
@@ -301,16 +372,15 @@ def _starter_block(lines: _Lines, i: int) -> _Block:
 
 
 def _blocks(lines: _Lines) -> Iterator[_Block]:
-    cs = lines.contents
-    i, n = 0, len(cs)
+    blank, stop_blank, lead, bar = lines.blank, lines.stop_blank, lines.lead, lines.bar
+    i, n = 0, lines.n
     while i < n:
-        c = cs[i]
-        if not c.strip():
+        if blank[i]:
             i += 1
             continue
-        if c.lstrip(" ")[:1] in _STARTERS or "|" in c:
+        if lead[i] or bar[i]:
             block = _starter_block(lines, i)
-        elif i + 1 < n and not cs[i + 1].strip(_STOP_BLANK):
+        elif i + 1 < n and stop_blank[i + 1]:
             # Fastest path: a line of prose, then a blank line, is a paragraph of one line
             # (what _text_block finds: the blank stops it, and no table follows it).
             block = (_TEXT, i, i, 0, "", None)
@@ -390,19 +460,22 @@ def _find_all(text: str, needles: Iterable[str]) -> list[int]:
     return found
 
 
-def _cite_starts(text: str, defined: _Defined) -> list[int]:
+def _cite_starts(text: str, defined: _Defined, codes: np.ndarray) -> list[int]:
     """Offsets, sorted, such that every citation ``_cites`` finds in a block starts at one
     of them (a block is bounded by whitespace, which no citation starts with); so the
-    whole text is searched once, with ``str.find``, and only the blocks holding one are
-    read again.
+    whole text is searched once and only the blocks holding one are read again.
 
     A superscript run names a defined mark only if it is made of the digits of defined
-    marks; a "Note N" reference is kept where ``_NOTE_REF`` matches at its first letter.
+    marks: those are found in the text's code points (``codes``; ``str.find`` for "⁴" is
+    slow, its low byte being that of "t"); a "Note N" reference is kept where
+    ``_NOTE_REF`` matches at its first letter.
     """
     found: list[int] = []
-    if defined.sup:
+    if defined.sup and not text.isascii():  # superscripts are not ASCII
         digits = {d for m in defined.marks if m[:1].isdigit() for d in m}
-        found += _find_all(text, "".join(sorted(digits)).translate(_DIGIT_TO_SUP))
+        sups = np.array(sorted(map(ord, "".join(digits).translate(_DIGIT_TO_SUP))), np.uint32)
+        high = np.flatnonzero(codes >= sups[0])  # few: curly quotes, dashes, accents
+        found += high[np.isin(codes[high], sups)].tolist()
     if defined.footnote:
         found += _find_all(text, ["[^"])
     if defined.nota:
@@ -440,11 +513,10 @@ def _first_pass(text: str, lines: _Lines) -> _Parsed:
     out = _Parsed([], [], [])
     stack: list[tuple[int, str]] = []
     section: tuple[str, ...] = ()
-    prefix, cs, bom = lines.prefix, lines.contents, 1 if lines.bom else 0
+    starts, ends = lines.starts, lines.ends
     for kind, first, last, level, heading, mark in _blocks(lines):
         # Where the first line's content starts and the last line's ends (see _Lines).
-        start = prefix[first] + first + (bom if first == 0 else 0)
-        end = prefix[last] + last + (bom if last == 0 else 0) + len(cs[last])
+        start, end = starts[first], ends[last]
         if text[start].isspace() or text[end - 1].isspace():
             start, end = _trimmed(text, start, end)
         if start >= end:
@@ -466,11 +538,12 @@ def _first_pass(text: str, lines: _Lines) -> _Parsed:
     return out
 
 
-def _with_cites(text: str, parsed: _Parsed) -> tuple[Element, ...]:
+def _with_cites(text: str, parsed: _Parsed, codes: np.ndarray) -> tuple[Element, ...]:
     """The elements, each that cites a note the document defines given its ``cites``."""
     elements = parsed.elements
     defined = _Defined.of({e.mark for e in elements if e.mark is not None})
-    for k in sorted(_citing(parsed.starts, parsed.ends, _cite_starts(text, defined))):
+    starts = _cite_starts(text, defined, codes)
+    for k in sorted(_citing(parsed.starts, parsed.ends, starts)):
         e = elements[k]
         if e.kind is _HEADING:
             continue
@@ -492,7 +565,8 @@ def parse_markdown(
 
     ``title`` defaults to the first heading's text, then to ``doc_id``.
     """
-    parsed = _first_pass(text, _Lines(text))
+    lines = _Lines(text)
+    parsed = _first_pass(text, lines)
     if title is None:
         title = parsed.first_heading or doc_id
     return Document(
@@ -500,7 +574,7 @@ def parse_markdown(
         text=text,
         title=title,
         metadata=dict(metadata or {}),
-        elements=_with_cites(text, parsed),
+        elements=_with_cites(text, parsed, lines.codes),
         source=source,
     )
 
