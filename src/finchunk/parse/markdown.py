@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -448,18 +448,6 @@ def _is_unit_exponent(body: str, m: re.Match[str]) -> bool:
     return _UNIT_BEFORE.search(body, max(0, m.start() - 4), m.start()) is not None
 
 
-def _find_all(text: str, needles: Iterable[str]) -> list[int]:
-    """Every offset where one of ``needles`` occurs (``str.find``: no regex over the text)."""
-    found: list[int] = []
-    for needle in needles:
-        find = text.find
-        p = find(needle)
-        while p >= 0:
-            found.append(p)
-            p = find(needle, p + 1)
-    return found
-
-
 def _cite_starts(text: str, defined: _Defined, codes: np.ndarray) -> list[int]:
     """Offsets, sorted, such that every citation ``_cites`` finds in a block starts at one
     of them (a block is bounded by whitespace, which no citation starts with); so the
@@ -477,12 +465,25 @@ def _cite_starts(text: str, defined: _Defined, codes: np.ndarray) -> list[int]:
         high = np.flatnonzero(codes >= sups[0])  # few: curly quotes, dashes, accents
         found += high[np.isin(codes[high], sups)].tolist()
     if defined.footnote:
-        found += _find_all(text, ["[^"])
-    if defined.nota:
+        found += _followed_by(codes, _OPEN_BRACKET, (_CARET,)).tolist()
+    if defined.nota:  # "Not", "not" or "NOT" (any case here; the regex is exact)
         match = _NOTE_REF.match
-        found += [p for p in _find_all(text, ["Not", "not", "NOT"]) if match(text, p)]
+        at = _followed_by(codes | 0x20, _LOWER_N, (_LOWER_O, _LOWER_T))  # 0x20: lower case
+        found += [p for p in at.tolist() if match(text, p)]
     found.sort()
     return found
+
+
+_OPEN_BRACKET, _CARET, _LOWER_N, _LOWER_O, _LOWER_T = map(ord, "[^not")
+
+
+def _followed_by(codes: np.ndarray, first: int, then: tuple[int, ...]) -> np.ndarray:
+    """Offsets where the code ``first`` is followed by the codes ``then``."""
+    tail = len(then)
+    at = np.flatnonzero(codes[: len(codes) - tail] == first)
+    for k, code in enumerate(then, 1):
+        at = at[codes[at + k] == code]
+    return at
 
 
 def _citing(starts: list[int], ends: list[int], candidates: list[int]) -> set[int]:
