@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from finchunk.chunk.base import make_chunk
 from finchunk.model import Chunk, ChunkKind, Document, Element, Span, chunk_kind
 
+_MIXED = ChunkKind.MIXED
+
 
 @dataclass(slots=True)
 class Run:
@@ -24,7 +26,7 @@ class Run:
     notes: list[int] = field(default_factory=list)  # element indexes of attached notes
     size: int = 0
     section: tuple[str, ...] = ()
-    kinds: set[ChunkKind] = field(default_factory=set)
+    kind: ChunkKind | None = None  # of what it packed so far: one kind, or MIXED
     _last_index: int = -2
 
     def empty(self) -> bool:
@@ -50,7 +52,11 @@ class Run:
             self.size += element.end - element.start
             spans.append((element.start, element.end))
         self._last_index = index
-        self.kinds.add(kind or chunk_kind(element.kind))
+        kind = kind or chunk_kind(element.kind)
+        if self.kind is None:
+            self.kind = kind
+        elif kind is not self.kind:
+            self.kind = _MIXED
 
     def attach(self, note_index: int, note: Element) -> None:
         if note_index not in self.notes:
@@ -67,8 +73,8 @@ class Run:
         if self.notes:
             elements = self.doc.elements
             spans += [elements[i].span for i in sorted(self.notes)]
-        kind = next(iter(self.kinds)) if len(self.kinds) == 1 else ChunkKind.MIXED
+        kind = self.kind or _MIXED
         out.append(make_chunk(self.doc, spans, header=self.header, section=self.section, kind=kind))
         self.spans, self.notes, self.size = [], [], 0
-        self.kinds = set()
+        self.kind = None
         self._last_index = -2
