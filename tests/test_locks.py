@@ -29,6 +29,11 @@ def _corpus(tmp_path: Path, version: int) -> list:
     return file_sources([tmp_path / "a.md", tmp_path / "b.md"])
 
 
+def _only_the_live_generation_left(root: Path) -> None:
+    with Index.open(root) as live:
+        assert _folders(root) == sorted([live.gen.name, *live.header.segments])
+
+
 def _texts(index: Index) -> list[str]:
     return index.chunks.column("text").to_pylist()
 
@@ -57,8 +62,7 @@ def test_a_closed_reader_lets_the_next_build_delete_what_only_it_used(tmp_path):
         build_index(_corpus(tmp_path, 2), root)
         assert held <= set(_folders(root))  # kept while read
     build_index(_corpus(tmp_path, 3), root)
-    live = Index.open(root)
-    assert _folders(root) == sorted([live.gen.name, *live.header.segments])
+    _only_the_live_generation_left(root)
 
 
 def test_a_collected_reader_holds_nothing(tmp_path):
@@ -66,8 +70,7 @@ def test_a_collected_reader_holds_nothing(tmp_path):
     build_index(_corpus(tmp_path, 1), root)
     assert Index.open(root).size == 2  # opened and dropped at once
     build_index(_corpus(tmp_path, 2), root)
-    live = Index.open(root)
-    assert _folders(root) == sorted([live.gen.name, *live.header.segments])
+    _only_the_live_generation_left(root)
 
 
 def test_a_build_does_not_hold_the_generation_it_replaces(tmp_path):

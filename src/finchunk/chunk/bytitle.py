@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from finchunk.chunk.pack import Run
+from finchunk.collector import collector_paused
 from finchunk.errors import InputError
 from finchunk.model import Chunk, Document, ElementKind
 
@@ -30,6 +31,7 @@ class ByTitle:
     def name(self) -> str:
         return "bytitle"
 
+    @collector_paused
     def chunk(self, doc: Document) -> list[Chunk]:
         out: list[Chunk] = []
         run = Run(doc, self.header)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from finchunk.chunk.base import BodyText, window_chunks
+from finchunk.collector import collector_paused
 from finchunk.errors import InputError
 from finchunk.model import Chunk, Document, Span
 
@@ -45,6 +46,7 @@ class Fixed:
     def name(self) -> str:
         return "fixed"
 
+    @collector_paused
     def chunk(self, doc: Document) -> list[Chunk]:
         body = BodyText(doc)
         ranges = window_ranges(len(body.text), self.size, self.overlap)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from finchunk.chunk.base import BodyText, window_chunks
 from finchunk.chunk.recursive import recursive_ranges
+from finchunk.collector import collector_paused
 from finchunk.errors import InputError
 from finchunk.model import Chunk, Document, Span
 
@@ -51,6 +52,7 @@ class RecursiveOverlap:
     def name(self) -> str:
         return "recursive"
 
+    @collector_paused
     def chunk(self, doc: Document) -> list[Chunk]:
         body = BodyText(doc)
         ranges = recursive_ranges(body.text, 0, len(body.text), self.size)

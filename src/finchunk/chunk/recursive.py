@@ -13,6 +13,7 @@ from itertools import accumulate, count
 from operator import add
 
 from finchunk.chunk.base import BodyText, window_chunks
+from finchunk.collector import collector_paused
 from finchunk.errors import InputError
 from finchunk.model import Chunk, Document, Span
 
@@ -121,6 +122,7 @@ class Recursive:
     def name(self) -> str:
         return "recursive"
 
+    @collector_paused
     def chunk(self, doc: Document) -> list[Chunk]:
         body = BodyText(doc)
         ranges = recursive_ranges(body.text, 0, len(body.text), self.size, self.separators)

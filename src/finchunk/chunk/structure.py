@@ -33,6 +33,7 @@ from finchunk.chunk.pack import Run
 from finchunk.chunk.recursive import recursive_ranges
 from finchunk.chunk.source import structure_size
 from finchunk.chunk.tablectx import cites_mark, header_rows_end, row_groups, table_unit_start
+from finchunk.collector import collector_paused
 from finchunk.errors import InputError
 from finchunk.model import Chunk, ChunkKind, Document, Element, ElementKind, Span, chunk_kind
 
@@ -88,6 +89,7 @@ class Structure:
         """The size limit for ``doc``: ``size``, else its source kind's default."""
         return self.size if self.size is not None else structure_size(doc)
 
+    @collector_paused
     def chunk(self, doc: Document) -> list[Chunk]:
         return _Pass(self, doc).run()
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from finchunk.chunk.base import BodyText, window_chunks
 from finchunk.chunk.fixed import window_ranges
+from finchunk.collector import collector_paused
 from finchunk.errors import InputError
 from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document, Span
@@ -131,6 +132,7 @@ class Tokens:
     def name(self) -> str:
         return "tokens"
 
+    @collector_paused
     def chunk(self, doc: Document) -> list[Chunk]:
         body = BodyText(doc)
         if self.tokenizer is Tokenizer.CHARS:

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from finchunk.collector import collector_paused
 from finchunk.errors import ParseError
 from finchunk.files import os_text, read_bytes
 from finchunk.model import Document, Element, ElementKind, new_element
@@ -554,6 +555,7 @@ def _with_cites(text: str, parsed: _Parsed, codes: np.ndarray) -> tuple[Element,
     return tuple(elements)
 
 
+@collector_paused
 def parse_markdown(
     text: str,
     doc_id: str,

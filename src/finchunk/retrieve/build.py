@@ -11,12 +11,10 @@ generation in memory instead, for stores written whole (PostgreSQL).
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import shutil
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -26,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 import finchunk
+from finchunk import collector
 from finchunk.chunk import Strategy, make_chunker
 from finchunk.errors import FinchunkError, InputError
 from finchunk.model import Document
@@ -259,21 +258,6 @@ class LocalWork:
 
 #: Segments beyond this many are merged on the next build (the largest stays as it is).
 MAX_SEGMENTS = 8
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic collector paused while the 10k-entry document lists are read, planned
-    and written: each of its passes rescans every entry alive (0.1–0.2 s of a one-document
-    update), and nothing made here is cyclic, so reference counting frees it all. Parsing
-    runs with the collector on."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _listing(sources: Sequence[Source]) -> str:
@@ -751,7 +735,7 @@ def _build(
 ) -> BuildReport:
     """:func:`build_index` with the index's writer lock held and ``root`` made."""
     report = BuildReport(root)
-    with _gc_paused():
+    with collector.paused():  # the 10k-entry document lists: no cycles
         listing = _listing(sources)
         head = _unchanged_header(root, listing, config) if listing else None
         if head is not None:
@@ -781,7 +765,7 @@ def _publish_build(
     """Write the new segment and a generation over the plans' documents (``listing``: the
     sources' :func:`_listing`), and publish it."""
     written = _write_segment(root, plans, old, run)
-    with _gc_paused():
+    with collector.paused():  # the 10k-entry document lists: no cycles
         _publish_generation(root, plans, old, run, (written, listing))
 
 
