@@ -355,20 +355,19 @@ def _text_block(lines: _Lines, i: int) -> _Block:
 
 def _starter_block(lines: _Lines, i: int) -> _Block:
     """The block at line i, which opens with a block starter or holds a "|"."""
-    cs = lines
-    c = cs[i]
+    c = lines[i]
     if m := _ATX.match(c):
         return _atx_block(c, i, m)
     if _FENCE.match(c):
-        return (_TEXT, i, _scan_fence(cs, i), 0, "", None)
-    if _is_table_start(cs, i):
-        return (_TABLE, i, _scan_table(cs, i), 0, "", None)
+        return (_TEXT, i, _scan_fence(lines, i), 0, "", None)
+    if _is_table_start(lines, i):
+        return (_TABLE, i, _scan_table(lines, i), 0, "", None)
     if m := _SUP_NOTE.match(c):
         return (_NOTE, i, _scan_paragraph(lines, i), 0, "", sup_mark(m.group(1)))
     if m := _FOOTNOTE_DEF.match(c):
         return (_NOTE, i, _scan_paragraph(lines, i), 0, "", "^" + m.group(1))
     if _LIST_ITEM.match(c):
-        return (_LIST, i, _scan_list(cs, i), 0, "", None)
+        return (_LIST, i, _scan_list(lines, i), 0, "", None)
     return _text_block(lines, i)
 
 
