@@ -113,7 +113,8 @@ class _Lines:
     def __init__(self, text: str) -> None:
         # A lone "\r" ends a line too (old Mac files): the scan runs over a copy with each
         # one made "\n", the same length, so offsets stay those of ``text``.
-        scan = _LONE_CR.sub("\n", text) if "\r" in text else text
+        has_cr = "\r" in text
+        scan = _LONE_CR.sub("\n", text) if has_cr else text
         self.scan = scan
         self.codes = codes = _codes(scan)
         newlines = np.flatnonzero(codes == _NEWLINE)
@@ -121,7 +122,7 @@ class _Lines:
         ends = np.concatenate((newlines, [len(scan)]))
         self.n = len(starts)
         bar = _holding(codes == _BAR, starts)
-        if "\r" in text:  # a CRLF line's content ends before its "\r"
+        if has_cr:  # a CRLF line's content ends before its "\r"
             filled = np.flatnonzero(ends > starts)
             ends[filled] -= codes[ends[filled] - 1] == _CR
         if text.startswith("\ufeff"):

@@ -257,24 +257,17 @@ def publish(root: Path, gen_name: str, segments: Sequence[str]) -> None:
 def _delete_unread(root: Path, keep: set[str]) -> None:
     """Delete the generation and segment folders not in ``keep``, but for the generations
     a reader still holds and the segments they use (left for a later build to delete)."""
-    ours = [
-        p
-        for p in sorted(root.iterdir())
-        if p.name not in keep
-        and (_GENERATION.fullmatch(p.name) or _SEGMENT.fullmatch(p.name))
-        and p.is_dir()
-    ]
+    ours = [p for p in sorted(root.iterdir()) if p.name not in keep and p.is_dir()]
+    generations = [p for p in ours if _GENERATION.fullmatch(p.name)]
+    segments = [p for p in ours if _SEGMENT.fullmatch(p.name)]
     with ExitStack() as claims:  # each unread generation stays claimed until it is deleted
         doomed: list[Path] = []
-        for p in ours:
-            if not _GENERATION.fullmatch(p.name):
-                continue
-            if claims.enter_context(claim_unread(p, MANIFEST)):
-                doomed.append(p)
+        for gen in generations:
+            if claims.enter_context(claim_unread(gen, MANIFEST)):
+                doomed.append(gen)
             else:
-                keep |= _segments_read_by(p, ours)
-        doomed += [p for p in ours if _SEGMENT.fullmatch(p.name) and p.name not in keep]
-        for p in doomed:
+                keep |= _segments_read_by(gen, segments)
+        for p in [*doomed, *(s for s in segments if s.name not in keep)]:
             shutil.rmtree(p, ignore_errors=True)
 
 
