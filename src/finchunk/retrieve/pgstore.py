@@ -587,6 +587,15 @@ class _PgSource:
     def texts(self) -> Sequence[str]:
         raise InputError("this retriever needs every text in memory; use a local index")
 
+    def texts_at(self, positions: np.ndarray) -> list[str]:
+        wanted = np.asarray(positions, dtype=np.int64).tolist()
+        if not wanted:
+            return []
+        rows = dict(
+            self.gen.query("SELECT pos, text FROM {s}.chunks WHERE pos = ANY(%s)", [wanted])
+        )
+        return [rows[p] for p in wanted]
+
     @property
     def documents(self) -> DocumentMap:
         return self._documents()

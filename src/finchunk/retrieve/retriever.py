@@ -50,6 +50,10 @@ class TextSource(Protocol):
     @property
     def texts(self) -> Sequence[str]: ...
 
+    def texts_at(self, positions: np.ndarray) -> list[str]:
+        """The texts at ``positions`` alone (a reranker reads its candidates', not all)."""
+        ...
+
     @property
     def documents(self) -> DocumentMap | None: ...
 
@@ -88,6 +92,9 @@ class InMemoryTexts:
     @property
     def texts(self) -> Sequence[str]:
         return self._texts
+
+    def texts_at(self, positions: np.ndarray) -> list[str]:
+        return [self._texts[p] for p in positions.tolist()]
 
     @property
     def documents(self) -> DocumentMap | None:
@@ -433,7 +440,7 @@ def _dense_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
 def _splade_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
     from finchunk.retrieve.splade import SpladeReranker, load_splade
 
-    return SpladeReranker(source.texts, load_splade())
+    return SpladeReranker(source.texts_at, load_splade())
 
 
 register_reranker(RerankerKind.DENSE, _dense_rerank, embeds=True)

@@ -30,7 +30,7 @@ windows), so nothing of a long table is cut off.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -92,18 +92,25 @@ class BertConfig:
 # --- the forward pass -----------------------------------------------------------------------
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    """erf to within 1.5e-7 (Abramowitz & Stegun 7.1.26): NumPy has none, and GELU needs it."""
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t
-            + 0.254829592) * t  # fmt: skip
-    return np.sign(x) * (1.0 - poly * np.exp(-a * a))
-
-
 def _gelu(x: np.ndarray) -> np.ndarray:
-    """BERT's GELU, the exact (erf) form."""
-    return 0.5 * x * (1.0 + _erf(x * 0.7071067811865476))
+    """BERT's GELU in its exact form, ``x * Φ(x)``, with erfc to within 1.5e-7
+    (Abramowitz & Stegun 7.1.26; NumPy has no erf), computed in place."""
+    z = np.abs(x)
+    z *= 0.7071067811865476
+    t = z * 0.3275911
+    t += 1.0
+    np.reciprocal(t, out=t)
+    y = t * 1.061405429
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        y += c
+        y *= t
+    np.square(z, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    y *= z  # erfc(|x| / √2)
+    y *= x
+    y *= 0.5  # x · erfc(|x| / √2) / 2: GELU for x < 0, and x minus it for x ≥ 0
+    return np.where(x >= 0, x - y, y)
 
 
 def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
@@ -277,17 +284,19 @@ class Splade:
 
 class SpladeReranker:
     """Scores candidates by SPLADE's dot product with the question, computed on the
-    question's pieces only (:meth:`Splade.weights`)."""
+    question's pieces only (:meth:`Splade.weights`). ``texts_at`` gives the candidates'
+    texts (a source's :meth:`~finchunk.retrieve.retriever.TextSource.texts_at`: an index
+    reads those alone)."""
 
-    def __init__(self, texts: Sequence[str], splade: Splade) -> None:
-        self.texts = texts
+    def __init__(self, texts_at: Callable[[np.ndarray], list[str]], splade: Splade) -> None:
+        self.texts_at = texts_at
         self.splade = splade
 
     def score(self, query: str, positions: np.ndarray) -> np.ndarray:
         terms, q = self.splade.query(query)
         if not positions.size or not terms.size:
             return np.zeros(positions.size, dtype=np.float32)
-        passages = [self.texts[p] for p in positions.tolist()]
+        passages = self.texts_at(positions)
         return (self.splade.weights(passages, terms) @ q).astype(np.float32)
 
 
