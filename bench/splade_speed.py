@@ -1,0 +1,65 @@
+"""SPLADE reranking cost: a question's candidates scored on its pieces alone against full
+vectors, on the EDGAR dev set's chunks (structure + header), medians over questions.
+
+For each of ``--questions`` dev questions: the 100 first chunks of its filing (the reranker's
+usual depth) are scored by ``SpladeReranker`` (the vocabulary head evaluated on the
+question's pieces) and by full SPLADE vectors (all 30,522 columns) with the same dot
+product; prints the median seconds of each, their ratio, and the largest score difference
+(0 up to float rounding: the two are the same function)::
+
+    PYTHONPATH=src python bench/splade_speed.py --edgar ../shared/data/edgar [--questions 10]
+
+Needs ``pip install 'finchunk[splade]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from finchunk.chunk import make_chunker
+from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
+from finchunk.retrieve.splade import SpladeReranker, load_splade
+
+ROOT = Path(__file__).resolve().parents[1]
+DEPTH = 100
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--edgar", type=Path, required=True, help="the shared EDGAR folder")
+    ap.add_argument("--questions", type=int, default=10)
+    args = ap.parse_args()
+    questions = read_quote_questions(ROOT / "devsets" / "edgar_dev.jsonl")[: args.questions]
+    corpus = build_quote_corpus(questions, args.edgar).corpus
+    chunker = make_chunker("structure", header=True)
+    texts_of = {d.id: [c.text for c in chunker.chunk(d)][:DEPTH] for d in corpus.documents}
+    splade = load_splade()
+    fast, full, gaps, chars = [], [], [], []
+    for q in corpus.questions:
+        texts = texts_of[q.doc_ids[0]]
+        chars.append(statistics.mean(len(t) for t in texts))
+        at = np.arange(len(texts))
+        reranker = SpladeReranker(lambda p, texts=texts: [texts[i] for i in p.tolist()], splade)
+        t = time.perf_counter()
+        restricted = reranker.score(q.text, at)
+        fast.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        whole = splade.weights(texts) @ splade.weights([q.text])[0]
+        full.append(time.perf_counter() - t)
+        gaps.append(float(np.abs(restricted - whole).max()))
+    f, w = statistics.median(fast), statistics.median(full)
+    print(
+        f"{len(fast)} questions × {DEPTH} candidates (~{statistics.mean(chars):.0f} characters)"
+    )
+    print(f"  on the question's pieces  {f:.3f} s a question")
+    print(f"  full vectors              {w:.3f} s a question ({w / f:.1f}x)")
+    print(f"  largest score difference  {max(gaps):.2e}")
+
+
+if __name__ == "__main__":
+    main()
