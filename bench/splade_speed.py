@@ -53,9 +53,7 @@ def main() -> None:
         full.append(time.perf_counter() - t)
         gaps.append(float(np.abs(restricted - whole).max()))
     f, w = statistics.median(fast), statistics.median(full)
-    print(
-        f"{len(fast)} questions × {DEPTH} candidates (~{statistics.mean(chars):.0f} characters)"
-    )
+    print(f"{len(fast)} questions × {DEPTH} candidates (~{statistics.mean(chars):.0f} characters)")
     print(f"  on the question's pieces  {f:.3f} s a question")
     print(f"  full vectors              {w:.3f} s a question ({w / f:.1f}x)")
     print(f"  largest score difference  {max(gaps):.2e}")
