@@ -287,3 +287,77 @@ def test_packaged_model_reranks_the_passage_that_answers_first() -> None:
         "How much did the company pay for property and equipment purchases?", 3
     )
     assert hits.positions[0] == 0
+
+
+# --- auto: SPLADE for English questions where it is installed ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What was Apple's total net sales in fiscal 2024?", "en"),
+        ("How did the company's capex change?", "en"),
+        ("¿Cuál fue el EBITDA ajustado?", "es"),
+        ("dividendo por acción", "es"),
+        ("the ingresos de la empresa", "es"),  # more Spanish stop words than English
+        ("EBITDA 2023", None),
+        ("capex", None),
+        ("a no me", None),  # stop words both lists share count for neither
+        ("the de", None),  # as many of each
+    ],
+)
+def test_language_by_each_languages_own_stop_words(question, expected) -> None:
+    from finchunk.retrieve.text import language
+
+    got = language(question)
+    assert (None if got is None else got.value) == expected
+
+
+def _three_documents(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "acme.md").write_text(
+        "# Acme 10-K\n\n## Cash flows\n\nPayments for acquisition of property, plant and "
+        "equipment were $9.4 billion.\n\n## People\n\nAcme had 164,000 employees.\n"
+    )
+    (docs / "beta.md").write_text(
+        "# Beta annual report\n\nNet sales increased 2% to $391.0 billion.\n\n"
+        "Capital expenditures will be about $11 billion next year.\n"
+    )
+    (docs / "fondo.md").write_text(
+        "# Fondo Ejemplo\n\nLos gastos corrientes del fondo fueron del 1,2 %.\n"
+    )
+    return docs
+
+
+def test_auto_reranks_english_questions_with_splade_where_installed(
+    tiny, tmp_path, monkeypatch
+) -> None:
+    from finchunk.retrieve import search as search_module
+    from finchunk.retrieve.build import IndexConfig, build_index, file_sources
+    from finchunk.retrieve.search import search
+    from finchunk.retrieve.store import Index
+
+    monkeypatch.setattr(sp, "load_splade", lambda: tiny)
+    idx = tmp_path / "idx"
+    build_index(file_sources([_three_documents(tmp_path)]), idx, IndexConfig())
+    index = Index.open(idx)
+    english = "How much did the company spend on property and equipment?"
+    got = search(index, english)  # three documents: with the document prior
+    assert got.retriever == search_module.AUTO_PRIOR_SPLADE
+    assert str(got.retriever) == "bm25-prior/splade@100+0.5"
+    assert got.notes[0] == (
+        "auto: bm25-prior/splade@100+0.5 (an English question; the splade extra), "
+        "document prior weight 0.5"
+    )
+    direct = index.retriever(got.retriever, prior=search_module.AUTO_PRIOR).search(english, 5)
+    assert [h.chunk_id for h in got.hits] == [index.chunk(p).id for p, _ in direct]
+    notes: list[str] = []
+    alone = search_module.auto_retriever(None, None, notes, 1, english)  # one document
+    assert alone.spec == search_module.AUTO_SPLADE and alone.prior is None
+    assert notes == ["auto: bm25/splade@100+0.5 (an English question; the splade extra)"]
+    # a Spanish question, or no splade installed: BM25 (with the prior) as before
+    spanish = search(index, "¿Qué gastos corrientes tiene el fondo?")
+    assert str(spanish.retriever) == "bm25-prior"
+    monkeypatch.setattr(search_module, "splade_installed", lambda: False)
+    assert str(search(index, english).retriever) == "bm25-prior"

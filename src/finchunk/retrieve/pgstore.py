@@ -775,7 +775,7 @@ class PgIndex:
                 embedder = self._embedder(model)
             except InputError:
                 embedder = None  # (not installed: auto_retriever notes it and runs bm25)
-        choice = auto_retriever(model, embedder, result.notes, spanned)
+        choice = auto_retriever(model, embedder, result.notes, spanned, result.query)
         result.retriever = choice.spec
         if choice.embedder is not None:
             opts = replace(opts, embedder=choice.embedder)

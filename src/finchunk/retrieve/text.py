@@ -68,6 +68,33 @@ def tokenize(text: str, *, stop_words: frozenset[str] = STOP_WORDS) -> list[str]
     return [t for t in _WORD.findall(normalize(text)) if t not in stop_words]
 
 
+class Language(StrEnum):
+    """The languages finchunk's stop words and models know."""
+
+    EN = "en"
+    ES = "es"
+
+
+_ONLY = {
+    Language.EN: frozenset(_fold(w) for w in _STOP_EN.split())
+    - frozenset(_fold(w) for w in _STOP_ES.split()),
+    Language.ES: frozenset(_fold(w) for w in _STOP_ES.split())
+    - frozenset(_fold(w) for w in _STOP_EN.split()),
+}
+
+
+def language(text: str) -> Language | None:
+    """English or Spanish, by which language's own stop words ``text`` holds more of (those
+    the two lists share, "a", "no", "me", count for neither); None when it holds none of
+    either, or as many of each: a question too short or mixed to tell."""
+    words = _WORD.findall(normalize(text))
+    en = sum(w in _ONLY[Language.EN] for w in words)
+    es = sum(w in _ONLY[Language.ES] for w in words)
+    if en == es:
+        return None
+    return Language.EN if en > es else Language.ES
+
+
 @lru_cache(maxsize=4096)
 def query_terms(text: str) -> tuple[str, ...]:
     """Distinct query tokens in first-seen order (cached: queries repeat across configs)."""
