@@ -152,6 +152,9 @@ def test_the_model_is_checked_when_loaded(tmp_path) -> None:
     folder = tiny_bert(tmp_path / "m")
     tensors = read_safetensors(folder / "model.safetensors")
     config = sp.BertConfig.read(folder / "config.json")
+    key = "bert.encoder.layer.1.attention.self.key.weight"
+    with pytest.raises(InputError, match=rf"{key} is \(8, 4\), expected \(8, 8\)"):
+        sp.SpladeModel(config, {**tensors, key: tensors[key][:, :4]}, "cut")
     tensors.pop("cls.predictions.bias")
     with pytest.raises(InputError, match=r"cls\.predictions\.bias is None"):
         sp.SpladeModel(config, tensors, "broken")

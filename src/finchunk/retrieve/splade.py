@@ -120,6 +120,39 @@ def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) 
     return centred / np.sqrt(var + eps) * gamma + beta
 
 
+def _shapes(c: BertConfig, tensors: dict[str, np.ndarray]) -> dict[str, tuple[int, ...]]:
+    """Every tensor the forward pass reads, by its Hugging Face name, and its shape (the
+    feed-forward width is the model's own: read from its first layer)."""
+    first = tensors.get("bert.encoder.layer.0.intermediate.dense.weight")
+    inner = first.shape[0] if first is not None and first.ndim == 2 else 4 * c.hidden
+    h = c.hidden
+    out: dict[str, tuple[int, ...]] = {
+        "bert.embeddings.word_embeddings.weight": (c.vocab, h),
+        "bert.embeddings.position_embeddings.weight": (c.positions, h),
+        "bert.embeddings.token_type_embeddings.weight": (2, h),
+        "cls.predictions.transform.dense.weight": (h, h),
+        "cls.predictions.transform.dense.bias": (h,),
+        "cls.predictions.bias": (c.vocab,),
+    }
+    norms = ["bert.embeddings", "cls.predictions.transform"]
+    for i in range(c.layers):
+        p = f"bert.encoder.layer.{i}."
+        for name, (rows, cols) in {
+            "attention.self.query": (h, h),
+            "attention.self.key": (h, h),
+            "attention.self.value": (h, h),
+            "attention.output.dense": (h, h),
+            "intermediate.dense": (inner, h),
+            "output.dense": (h, inner),
+        }.items():
+            out[p + name + ".weight"] = (rows, cols)
+            out[p + name + ".bias"] = (rows,)
+        norms += [p + "attention.output", p + "output"]
+    for n in norms:
+        out[n + ".LayerNorm.gamma"] = out[n + ".LayerNorm.beta"] = (h,)
+    return out
+
+
 class SpladeModel:
     """A BERT encoder and its masked-language-model head in NumPy (float32), from the
     tensors of a Hugging Face ``BertForMaskedLM`` (the decoder tied to the word embeddings).
@@ -129,22 +162,9 @@ class SpladeModel:
         self.config = config
         self.name = name
         self._w = tensors
-        c = config
-        shapes = {
-            "bert.embeddings.word_embeddings.weight": (c.vocab, c.hidden),
-            "bert.embeddings.position_embeddings.weight": (c.positions, c.hidden),
-            "cls.predictions.transform.dense.weight": (c.hidden, c.hidden),
-            "cls.predictions.bias": (c.vocab,),
-        }
-        for i in range(c.layers):
-            shapes[f"bert.encoder.layer.{i}.intermediate.dense.weight"] = (-1, c.hidden)
-        for key, shape in shapes.items():
+        for key, shape in _shapes(config, tensors).items():
             found = tensors.get(key)
-            if (
-                found is None
-                or len(found.shape) != len(shape)
-                or any(want not in (-1, got) for want, got in zip(shape, found.shape, strict=True))
-            ):
+            if found is None or found.shape != shape:
                 got = None if found is None else found.shape
                 raise InputError(f"model {name}: tensor {key} is {got}, expected {shape}")
 
@@ -176,33 +196,41 @@ class SpladeModel:
         """The head's input at every position (batch × positions × hidden): the encoder's
         output through the head's transform (dense, GELU, layer norm). ``ids`` and ``mask``
         (1 for a token, 0 for padding) are batch × positions."""
-        c, (b, t) = self.config, ids.shape
         x = (
             self._t("bert.embeddings.word_embeddings.weight")[ids]
-            + self._t("bert.embeddings.position_embeddings.weight")[:t]
+            + self._t("bert.embeddings.position_embeddings.weight")[: ids.shape[1]]
             + self._t("bert.embeddings.token_type_embeddings.weight")[0]
         )
         x = self._norm("bert.embeddings", x)
         blocked = np.where(mask[:, None, None, :] > 0, 0.0, -1e9).astype(np.float32)
-        heads, width = c.heads, c.hidden // c.heads
-        scale = np.float32(1.0 / width**0.5)
-        for i in range(c.layers):
-            p = f"bert.encoder.layer.{i}."
-
-            def split(name: str, x: np.ndarray = x, p: str = p) -> np.ndarray:
-                y = self._dense(p + "attention.self." + name, x)
-                return y.reshape(b, t, heads, width).transpose(0, 2, 1, 3)
-
-            scores = split("query") @ split("key").transpose(0, 1, 3, 2) * scale + blocked
-            scores = np.exp(scores - scores.max(-1, keepdims=True))
-            scores /= scores.sum(-1, keepdims=True)
-            context = (scores @ split("value")).transpose(0, 2, 1, 3).reshape(b, t, c.hidden)
-            x = self._norm(p + "attention.output", self._dense(p + "attention.output.dense",
-                                                               context) + x)  # fmt: skip
-            inner = _gelu(self._dense(p + "intermediate.dense", x))
-            x = self._norm(p + "output", self._dense(p + "output.dense", inner) + x)
+        for i in range(self.config.layers):
+            x = self._layer(f"bert.encoder.layer.{i}.", x, blocked)
         h = _gelu(self._dense("cls.predictions.transform.dense", x))
         return self._norm("cls.predictions.transform", h)
+
+    def _layer(self, p: str, x: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+        """One encoder layer: self-attention, then the feed-forward block, each residual and
+        layer-normed (BERT's post-norm)."""
+        attended = self._dense(p + "attention.output.dense", self._attention(p, x, blocked))
+        x = self._norm(p + "attention.output", attended + x)
+        inner = _gelu(self._dense(p + "intermediate.dense", x))
+        return self._norm(p + "output", self._dense(p + "output.dense", inner) + x)
+
+    def _attention(self, p: str, x: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+        """Multi-head scaled dot-product attention; ``blocked`` is −1e9 at padding keys."""
+        (b, t, hidden), heads = x.shape, self.config.heads
+        width = hidden // heads
+
+        def split(name: str) -> np.ndarray:
+            y = self._dense(p + "attention.self." + name, x)
+            return y.reshape(b, t, heads, width).transpose(0, 2, 1, 3)
+
+        scores = split("query") @ split("key").transpose(0, 1, 3, 2)
+        scores *= np.float32(1.0 / width**0.5)
+        scores += blocked
+        scores = np.exp(scores - scores.max(-1, keepdims=True))
+        scores /= scores.sum(-1, keepdims=True)
+        return (scores @ split("value")).transpose(0, 2, 1, 3).reshape(b, t, hidden)
 
     def term_weights(
         self, states: np.ndarray, mask: np.ndarray, terms: np.ndarray | None = None
