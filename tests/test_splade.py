@@ -364,3 +364,11 @@ def test_auto_reranks_english_questions_with_splade_where_installed(
     assert str(spanish.retriever) == "bm25-prior"
     monkeypatch.setattr(search_module, "splade_installed", lambda: False)
     assert str(search(index, english).retriever) == "bm25-prior"
+
+    def damaged() -> bool:
+        raise InputError("model.safetensors: not a usable safetensors file: cut short")
+
+    monkeypatch.setattr(search_module, "splade_installed", damaged)
+    hurt = search(index, english)
+    assert str(hurt.retriever) == "bm25-prior" and hurt.hits
+    assert hurt.notes[0].startswith("auto: bm25-prior alone; the splade model cannot be used")

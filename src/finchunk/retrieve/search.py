@@ -312,7 +312,12 @@ def _lexical(
     """``auto`` without vectors to fuse: ``spec`` (BM25, with ``prior`` over several
     documents), reranked by SPLADE for an English question where it is installed."""
     weight = f", document prior weight {AUTO_PRIOR.weight:g}" if prior else ""
-    if language(query) is Language.EN and splade_installed():
+    try:
+        splade = language(query) is Language.EN and splade_installed()
+    except InputError as exc:  # installed, but its model cannot be read: say so, search on
+        notes.append(f"auto: {spec} alone; the splade model cannot be used ({exc})")
+        return AutoChoice(spec, embedder, prior)
+    if splade:
         reranked = AUTO_PRIOR_SPLADE if prior else AUTO_SPLADE
         notes.append(f"auto: {reranked} (an English question; the splade extra){weight}")
         return AutoChoice(reranked, embedder, prior)
@@ -322,7 +327,8 @@ def _lexical(
 
 
 def splade_installed() -> bool:
-    """Whether the splade reranker can run here (its extra installed, the model readable)."""
+    """Whether the splade extra is installed (a model it cannot read is an
+    :class:`InputError` naming the file)."""
     from finchunk.retrieve.splade import load_splade
 
     try:
