@@ -176,10 +176,7 @@ class SpladeModel:
         )
 
     def _t(self, key: str) -> np.ndarray:
-        try:
-            return self._w[key]
-        except KeyError:
-            raise InputError(f"model {self.name}: no tensor {key}") from None
+        return self._w[key]  # every name the forward pass reads was checked at load
 
     def _dense(self, prefix: str, x: np.ndarray) -> np.ndarray:
         return x @ self._t(prefix + ".weight").T + self._t(prefix + ".bias")
@@ -231,15 +228,23 @@ class SpladeModel:
         scores /= scores.sum(-1, keepdims=True)
         return (scores @ split("value")).swapaxes(0, 1).reshape(t, hidden)
 
-    def term_weights(self, states: np.ndarray, terms: np.ndarray | None = None) -> np.ndarray:
-        """SPLADE weights of pieces ``terms`` (every piece when None) for one window's
-        ``states``: ``log1p(relu(max over positions of the piece's logit))``. The maximum
-        is taken before the monotone ``log1p(relu(·))``, which gives the same value."""
+    def head(self, terms: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The vocabulary head's columns for pieces ``terms`` (every piece when None): the
+        tied word embeddings, transposed (hidden × terms), and the biases. Taken once per
+        call of :meth:`Splade.weights`, not per window."""
         emb = self._t("bert.embeddings.word_embeddings.weight")
         bias = self._t("cls.predictions.bias")
-        if terms is not None:
-            emb, bias = emb[terms], bias[terms]
-        return np.log1p(np.maximum((states @ emb.T).max(0) + bias, 0.0))
+        if terms is None:
+            return emb.T, bias
+        return np.ascontiguousarray(emb[terms].T), bias[terms]
+
+    @staticmethod
+    def term_weights(states: np.ndarray, head: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """SPLADE weights on the ``head``'s pieces (:meth:`head`) for one window's
+        ``states``: ``log1p(relu(max over positions of the piece's logit))``. The maximum
+        is taken before the monotone ``log1p(relu(·))``, which gives the same value."""
+        columns, bias = head
+        return np.log1p(np.maximum((states @ columns).max(0) + bias, 0.0))
 
 
 # --- texts → windows → weights --------------------------------------------------------------
@@ -263,7 +268,7 @@ class Splade:
     def name(self) -> str:
         return self.model.name
 
-    def _windows(self, texts: Sequence[str]) -> tuple[list[list[int]], np.ndarray]:
+    def _windows(self, texts: Sequence[str]) -> tuple[list[list[int]], list[int]]:
         """Each text's pieces cut into windows (``[CLS] … [SEP]``), and which text each
         window is of. An empty text is one empty window (its weights are its [CLS]/[SEP]
         positions', as the model gives them)."""
@@ -274,7 +279,7 @@ class Splade:
             for start in range(0, max(len(ids), 1), self.window):
                 windows.append([self._cls, *ids[start : start + self.window], self._sep])
                 owner.append(i)
-        return windows, np.array(owner, dtype=np.int64)
+        return windows, owner
 
     def weights(self, texts: Sequence[str], terms: np.ndarray | None = None) -> np.ndarray:
         """Each text's SPLADE weights on pieces ``terms`` (texts × terms; every piece when
@@ -283,9 +288,9 @@ class Splade:
         out = np.zeros((len(texts), size), dtype=np.float32)
         if not texts:
             return out
-        windows, owner = self._windows(texts)
-        for window, i in zip(windows, owner.tolist(), strict=True):
-            w = self.model.term_weights(self.model.states(np.array(window, dtype=np.int64)), terms)
+        head = self.model.head(terms)
+        for window, i in zip(*self._windows(texts), strict=True):
+            w = self.model.term_weights(self.model.states(np.array(window, dtype=np.int64)), head)
             np.maximum(out[i], w, out=out[i])
         return out
 

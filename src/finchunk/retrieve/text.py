@@ -53,7 +53,9 @@ def _fold(text: str) -> str:
     return decomposed if decomposed.isascii() else _COMBINING.sub("", decomposed)
 
 
-STOP_WORDS: frozenset[str] = frozenset(_fold(w) for w in (_STOP_ES + _STOP_EN).split())
+_STOP_ES_SET = frozenset(_fold(w) for w in _STOP_ES.split())
+_STOP_EN_SET = frozenset(_fold(w) for w in _STOP_EN.split())
+STOP_WORDS: frozenset[str] = _STOP_ES_SET | _STOP_EN_SET
 
 
 def normalize(text: str) -> str:
@@ -75,12 +77,8 @@ class Language(StrEnum):
     ES = "es"
 
 
-_ONLY = {
-    Language.EN: frozenset(_fold(w) for w in _STOP_EN.split())
-    - frozenset(_fold(w) for w in _STOP_ES.split()),
-    Language.ES: frozenset(_fold(w) for w in _STOP_ES.split())
-    - frozenset(_fold(w) for w in _STOP_EN.split()),
-}
+#: Each language's own stop words (those the two lists share tell neither apart).
+_ONLY = {Language.EN: _STOP_EN_SET - _STOP_ES_SET, Language.ES: _STOP_ES_SET - _STOP_EN_SET}
 
 
 def language(text: str) -> Language | None:
