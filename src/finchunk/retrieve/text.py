@@ -17,9 +17,11 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from finchunk.errors import InputError
+from finchunk.files import read_bytes
 from finchunk.retrieve.stem import stem_word, stem_word_es
 
 _WORD = re.compile(r"\w+")
@@ -83,14 +85,40 @@ _ONLY = {Language.EN: _STOP_EN_SET - _STOP_ES_SET, Language.ES: _STOP_ES_SET - _
 
 def language(text: str) -> Language | None:
     """English or Spanish, by which language's own stop words ``text`` holds more of (those
-    the two lists share, "a", "no", "me", count for neither); None when it holds none of
-    either, or as many of each: a question too short or mixed to tell."""
+    the two lists share, "a", "no", "me", count for neither). A question with none of
+    either, or as many of each (keywords: "revenue guidance 2025"), is English when most of
+    its other words of three letters or more are words of English BERT's vocabulary
+    (:data:`ENGLISH_VOCAB`, accents folded as its tokenizer folds them); else None: too
+    short, mixed or unknown to tell."""
     words = _WORD.findall(normalize(text))
     en = sum(w in _ONLY[Language.EN] for w in words)
     es = sum(w in _ONLY[Language.ES] for w in words)
-    if en == es:
-        return None
-    return Language.EN if en > es else Language.ES
+    if en != es:
+        return Language.EN if en > es else Language.ES
+    return Language.EN if _mostly_english_words(words) else None
+
+
+#: The WordPiece vocabulary of BERT-Base uncased (``vocab/README.md``): what the English
+#: models read (SPLADE, MiniLM), and the words :func:`language` tells English keywords by.
+ENGLISH_VOCAB = Path(__file__).with_name("vocab") / "bert-base-uncased.txt"
+_LETTERS = re.compile(r"[^\W\d_]{3,}")
+
+
+@lru_cache(maxsize=1)
+def _english_words() -> frozenset[str]:
+    """The vocabulary's whole words (no "##" pieces) of three letters or more."""
+    entries = read_bytes(ENGLISH_VOCAB).decode("utf-8", "replace").split()
+    return frozenset(w for w in entries if _LETTERS.fullmatch(w))
+
+
+def _mostly_english_words(words: list[str]) -> bool:
+    """Whether more than half of ``words``' letter runs of three or more, stop words left
+    out, are English vocabulary words (False when there are none)."""
+    runs = [r for w in words if w not in STOP_WORDS for r in _LETTERS.findall(w)]
+    if not runs:
+        return False
+    vocabulary = _english_words()
+    return 2 * sum(r in vocabulary for r in runs) > len(runs)
 
 
 @lru_cache(maxsize=4096)
