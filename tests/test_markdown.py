@@ -177,3 +177,57 @@ def test_a_line_of_spaces_ends_a_paragraph_in_any_text() -> None:
         for tail in ("", " café"):  # ASCII, and not
             doc = parse_markdown(f"one{tail}\n{blank}\ntwo\n", "d")
             assert [doc.element_text(e) for e in doc.elements] == [f"one{tail}", "two"], blank
+
+
+# Texts whose lines, notes and citations fall across the scan's windows when they are small.
+_WINDOWED_TEXT = st.lists(
+    st.sampled_from(
+        [
+            "# Notes",
+            "## Nota 2",
+            "Note 5. Revenue",
+            "see Note 5 and NOTES 7",
+            "[^a]: defined",
+            "as [^a] says",
+            "[^",
+            "¹ A note.",
+            "text¹ and ²³",
+            "km² area",
+            "| a | b |",
+            "| --- | --- |",
+            "| 1 | 2 |",
+            "- item",
+            "    four spaces",
+            " # spaced heading",
+            "  - spaced item",
+            "   ¹ spaced note",
+            "   three",
+            "\t tab",
+            "",
+            " ",
+            "📈 wide",
+            "\ufeffbom",
+            "plain prose",
+        ]  # fmt: skip
+    ),
+    max_size=14,
+).flatmap(
+    lambda parts: st.sampled_from(["\n", "\r\n", "\r", "\n\n"]).map(lambda sep: sep.join(parts))
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_WINDOWED_TEXT, st.sampled_from([1, 2, 3, 4, 7, 16]))
+def test_the_scan_in_windows_of_any_size_finds_the_same_document(text: str, window: int) -> None:
+    from finchunk.parse import markdown
+
+    whole = parse_markdown(text, "d")
+    default = markdown._WINDOW
+    markdown._WINDOW = window
+    try:
+        windowed = parse_markdown(text, "d")
+    finally:
+        markdown._WINDOW = default
+    assert [(e.span, e.kind, e.cites, e.mark, e.section) for e in windowed.elements] == [
+        (e.span, e.kind, e.cites, e.mark, e.section) for e in whole.elements
+    ], repr(text)

@@ -95,11 +95,16 @@ class _Lines:
     ``lead`` (its first character after its spaces may start a block: ``_STARTERS``) and
     ``bar`` (it holds a ``|``); ``stops`` lists the lines where a run of prose ends (blank
     as ``_STOP_BLANK`` sees it, a starter after at most three spaces, or a ``|``), which
-    are the only lines a paragraph scan looks at."""
+    are the only lines a paragraph scan looks at. ``cites`` holds where citations may
+    start (:class:`_CiteCandidates`).
+
+    The text's code points are read one window of :data:`_WINDOW` characters at a time
+    (:func:`_windows`): no array as long as the text is made, so the arrays stay in the
+    CPU's caches and the time stays linear in the length (one array of a 10 MB text's
+    code points cost more per character than one of 5 MB: its fresh pages)."""
 
     __slots__ = (
         "scan",
-        "codes",
         "starts",
         "ends",
         "n",
@@ -108,6 +113,7 @@ class _Lines:
         "lead",
         "bar",
         "stops",
+        "cites",
     )
 
     def __init__(self, text: str) -> None:
@@ -116,18 +122,15 @@ class _Lines:
         has_cr = "\r" in text
         scan = _LONE_CR.sub("\n", text) if has_cr else text
         self.scan = scan
-        self.codes = codes = _codes(scan)
-        newlines = np.flatnonzero(codes == _NEWLINE)
-        starts = np.concatenate(([0], newlines + 1))
-        ends = np.concatenate((newlines, [len(scan)]))
+        # Line 0's content starts after the BOM.
+        found = _scan_windows(scan, 1 if text.startswith("\ufeff") else 0, has_cr)
+        starts, ends, firsts, spaces = found.starts, found.ends, found.firsts, found.spaces
+        self.cites = found.cites
         self.n = len(starts)
-        bar = _holding(codes == _BAR, starts)
+        bar = _holding(found.bars, starts)
         if has_cr:  # a CRLF line's content ends before its "\r"
             filled = np.flatnonzero(ends > starts)
-            ends[filled] -= codes[ends[filled] - 1] == _CR
-        if text.startswith("\ufeff"):
-            starts[0] = 1  # line 0's content starts after the BOM
-        firsts, spaces = _firsts(codes, starts, ends)
+            ends[filled] -= np.isin(ends[filled] - 1, found.crs)
         starter = np.isin(firsts, _STARTER_CODES)
         self.starts, self.ends = starts.tolist(), ends.tolist()
         self.bar = bar.tolist()
@@ -166,33 +169,128 @@ class _Lines:
 
 
 def _holding(found: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Per line (lines start at ``starts``), whether it holds a character ``found`` marks."""
+    """Per line (lines start at ``starts``), whether it holds one of the offsets ``found``."""
     lines = np.zeros(len(starts), dtype=bool)
-    lines[np.searchsorted(starts, np.flatnonzero(found), side="right") - 1] = True
+    lines[np.searchsorted(starts, found, side="right") - 1] = True
     return lines
 
 
-def _firsts(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, ...]:
+#: Characters per window of the line scan (two bytes each for most texts: 1 MB).
+_WINDOW = 1 << 19
+#: How far past its window a window's codes reach: a line's first character lies at most
+#: three characters after the line's start; a citation candidate's test reads two further.
+_REACH = 3
+
+
+@dataclass(slots=True)
+class _CiteCandidates:
+    """Offsets where a citation may start, whatever the document defines (sorted): the
+    superscript digits (and their code points) and each "[^"."""
+
+    sups: np.ndarray
+    sup_codes: np.ndarray
+    footnotes: np.ndarray
+
+
+@dataclass(slots=True)
+class _Scanned:
+    """What :func:`_scan_windows` finds, as offsets into the text (int64 arrays)."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    firsts: np.ndarray  # per line: its first character after at most three spaces, or _NONE
+    spaces: np.ndarray  # per line: it opens with four spaces or more (its first not read)
+    bars: np.ndarray  # offsets of "|"
+    crs: np.ndarray  # offsets of "\r" (a scan keeps only those of CRLF)
+    cites: _CiteCandidates
+
+
+def _windows(text: str) -> Iterator[tuple[int, np.ndarray]]:
+    """(offset, code points of ``text[offset - 1 : offset + _WINDOW + _REACH]``) for each
+    window (the first starts at 0 and has no character before it)."""
+    for off in range(0, max(len(text), 1), _WINDOW):
+        lo = max(off - 1, 0)
+        yield off, _codes(text[lo : off + _WINDOW + _REACH])
+
+
+def _scan_windows(scan: str, first_start: int, has_cr: bool) -> _Scanned:
+    """The lines of ``scan`` (line 0 starting at ``first_start``) and what the scanner
+    reads of them, one window at a time. A line starts at 0 and after each newline; the
+    window holding its start reads its first characters (the last window also holds the
+    empty line after a final newline, which starts at the text's end)."""
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in _Scanned.__slots__ if k != "cites"}
+    cites: dict[str, list[np.ndarray]] = {k: [] for k in _CiteCandidates.__slots__}
+    n = len(scan)
+    for off, codes in _windows(scan):
+        before = 1 if off else 0  # codes[0] is the character before the window
+        base = off - before  # the text offset of codes[0]
+        own = codes[before : before + _WINDOW]  # the window's own characters
+        last = off + _WINDOW >= n
+        hi = n if last else off + _WINDOW
+        newlines = np.flatnonzero(codes == _NEWLINE) + base  # the reach's too
+        # The lines that start in [off, hi) (and at n, when last): after a newline there.
+        after = newlines + 1
+        starts = after[(after >= off) & ((after <= hi) if last else (after < hi))]
+        if not off:
+            starts = np.concatenate(([first_start], starts))
+        first, four = _firsts(codes, starts - base)
+        parts["starts"].append(starts)
+        parts["firsts"].append(first)
+        parts["spaces"].append(four)
+        parts["ends"].append(newlines[(newlines >= off) & (newlines < off + _WINDOW)])
+        parts["bars"].append(np.flatnonzero(own == _BAR) + off)
+        if has_cr:
+            parts["crs"].append(np.flatnonzero(own == _CR) + off)
+        _cite_candidates(codes, before, off, cites)
+    joined = {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in parts.items()}
+    joined["ends"] = np.concatenate((joined["ends"], [n]))
+    found = _CiteCandidates(**{k: np.concatenate(v) for k, v in cites.items()})
+    return _Scanned(**joined, cites=found)
+
+
+def _firsts(codes: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, ...]:
     """Each line's first character after at most three spaces (``_NONE`` past its end),
     and whether it opens with four spaces or more (its first character is then not read
-    here). Only the lines still reading spaces read one character further."""
-    if not len(codes):  # the empty text: one empty line
-        return np.full(len(starts), _NONE, dtype=np.uint32), np.zeros(len(starts), dtype=bool)
-    last = len(codes) - 1
-    at = starts.copy()
-    first = np.where(at < ends, codes[np.minimum(at, last)], _NONE)
+    here), for the lines starting at ``at`` in ``codes``. A line ends at a line ending or
+    where ``codes`` stops (they reach ``_REACH`` characters past each window's own, so only
+    the text's end stops them early). Only the lines still reading spaces read further."""
+    at = at.copy()
+    first = _read(codes, at)
     spaces = np.flatnonzero(first == _SPACE)
     for _ in range(3):
         if not len(spaces):
             break
         at[spaces] += 1
-        found = np.where(at[spaces] < ends[spaces], codes[np.minimum(at[spaces], last)], _NONE)
+        found = _read(codes, at[spaces])
         first[spaces] = found
         spaces = spaces[found == _SPACE]
-    four = np.zeros(len(starts), dtype=bool)
+    four = np.zeros(len(at), dtype=bool)
     four[spaces] = True
     first[spaces] = _NONE
     return first, four
+
+
+def _read(codes: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The code points at ``at`` as uint32, ``_NONE`` at a line ending ("\\n", or the "\\r"
+    of a CRLF: a scan has no other) or past the codes."""
+    inside = at < len(codes)
+    got = np.full(len(at), _NONE, dtype=np.uint32)
+    got[inside] = codes[at[inside]]
+    got[(got == _NEWLINE) | (got == _CR)] = _NONE
+    return got
+
+
+def _cite_candidates(
+    codes: np.ndarray, before: int, off: int, out: dict[str, list[np.ndarray]]
+) -> None:
+    """Append the window's superscript digits and "[^" (offsets in the text) to ``out``:
+    those starting at one of its own characters (``codes[before : before + _WINDOW]``)."""
+    own = codes[before : before + _WINDOW]
+    high = np.flatnonzero(own >= _LOWEST_SUP)  # few: curly quotes, dashes, accents
+    high = high[np.isin(own[high], _SUP_CODES)]
+    out["sups"].append(high + off)
+    out["sup_codes"].append(own[high].astype(np.uint32))
+    out["footnotes"].append(_followed_by(codes, before, _OPEN_BRACKET, (_CARET,)) + off)
 
 
 # A block: (kind, first line, last line (inclusive), heading level, heading text, note mark).
@@ -449,42 +547,55 @@ def _is_unit_exponent(body: str, m: re.Match[str]) -> bool:
     return _UNIT_BEFORE.search(body, max(0, m.start() - 4), m.start()) is not None
 
 
-def _cite_starts(text: str, defined: _Defined, codes: np.ndarray) -> list[int]:
+def _cite_starts(text: str, defined: _Defined, found: _CiteCandidates) -> list[int]:
     """Offsets, sorted, such that every citation ``_cites`` finds in a block starts at one
     of them (a block is bounded by whitespace, which no citation starts with); so the
     whole text is searched once and only the blocks holding one are read again.
 
     A superscript run names a defined mark only if it is made of the digits of defined
-    marks: those are found in the text's code points (``codes``; ``str.find`` for "⁴" is
-    slow, its low byte being that of "t"); a "Note N" reference is kept where
-    ``_NOTE_REF`` matches at its first letter.
+    marks: the candidates of the line scan (:class:`_CiteCandidates`; ``str.find`` for "⁴"
+    is slow, its low byte being that of "t") are kept where their digit is one of those;
+    a "Note N" reference is kept where ``_NOTE_REF`` matches at its first letter.
     """
-    found: list[int] = []
-    if defined.sup and not text.isascii():  # superscripts are not ASCII
+    found_at: list[int] = []
+    if defined.sup:
         digits = {d for m in defined.marks if m[:1].isdigit() for d in m}
         sups = np.array(sorted(map(ord, "".join(digits).translate(_DIGIT_TO_SUP))), np.uint32)
-        high = np.flatnonzero(codes >= sups[0])  # few: curly quotes, dashes, accents
-        found += high[np.isin(codes[high], sups)].tolist()
+        found_at += found.sups[np.isin(found.sup_codes, sups)].tolist()
     if defined.footnote:
-        found += _followed_by(codes, _OPEN_BRACKET, (_CARET,)).tolist()
+        found_at += found.footnotes.tolist()
     if defined.nota:  # "Not", "not" or "NOT" (any case here; the regex is exact)
         match = _NOTE_REF.match
-        at = _followed_by(codes | 0x20, _LOWER_N, (_LOWER_O, _LOWER_T))  # 0x20: lower case
-        found += [p for p in at.tolist() if match(text, p)]
-    found.sort()
-    return found
+        found_at += [p for p in _nots(text) if match(text, p)]
+    found_at.sort()
+    return found_at
 
 
 _OPEN_BRACKET, _CARET, _LOWER_N, _LOWER_O, _LOWER_T = map(ord, "[^not")
+_SUP_CODES = np.array(sorted(map(ord, SUPERSCRIPT_DIGITS)), dtype=np.uint32)
+_LOWEST_SUP = int(_SUP_CODES[0])
 
 
-def _followed_by(codes: np.ndarray, first: int, then: tuple[int, ...]) -> np.ndarray:
-    """Offsets where the code ``first`` is followed by the codes ``then``."""
+def _nots(text: str) -> list[int]:
+    """Offsets of "not" in any case, a window at a time (read only where a document
+    defines "Note N" notes)."""
+    found: list[int] = []
+    for off, codes in _windows(text):
+        before = 1 if off else 0
+        at = _followed_by(codes | 0x20, before, _LOWER_N, (_LOWER_O, _LOWER_T))
+        found += (at + off).tolist()
+    return found
+
+
+def _followed_by(codes: np.ndarray, before: int, first: int, then: tuple[int, ...]) -> np.ndarray:
+    """Offsets (from ``codes[before]``, below ``before + _WINDOW``) where the code
+    ``first`` is followed by the codes ``then``."""
     tail = len(then)
-    at = np.flatnonzero(codes[: len(codes) - tail] == first)
+    stop = min(before + _WINDOW, len(codes) - tail)
+    at = np.flatnonzero(codes[before:stop] == first) + before
     for k, code in enumerate(then, 1):
         at = at[codes[at + k] == code]
-    return at
+    return at - before
 
 
 def _citing(starts: list[int], ends: list[int], candidates: list[int]) -> set[int]:
@@ -540,11 +651,11 @@ def _first_pass(text: str, lines: _Lines) -> _Parsed:
     return out
 
 
-def _with_cites(text: str, parsed: _Parsed, codes: np.ndarray) -> tuple[Element, ...]:
+def _with_cites(text: str, parsed: _Parsed, found: _CiteCandidates) -> tuple[Element, ...]:
     """The elements, each that cites a note the document defines given its ``cites``."""
     elements = parsed.elements
     defined = _Defined.of({e.mark for e in elements if e.mark is not None})
-    starts = _cite_starts(text, defined, codes)
+    starts = _cite_starts(text, defined, found)
     for k in sorted(_citing(parsed.starts, parsed.ends, starts)):
         e = elements[k]
         if e.kind is _HEADING:
@@ -577,7 +688,7 @@ def parse_markdown(
         text=text,
         title=title,
         metadata=dict(metadata or {}),
-        elements=_with_cites(text, parsed, lines.codes),
+        elements=_with_cites(text, parsed, lines.cites),
         source=source,
     )
 
