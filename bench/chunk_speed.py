@@ -47,7 +47,9 @@ this script's own process, where the peers' modules and a parsed document keep 8
 objects tracked, the collector's full passes had cost a third of parse + chunk (329 ms
 against 217 with them frozen), so "1-2 %" above was true only of a bare process. Four
 runs of ``--runs 5`` (two before, two after): fb 0.22-0.27x -> 0.39-0.44x LangChain,
-edgar 0.87-0.98x -> 1.08-1.19x Chonkie.
+edgar 0.87-0.98x -> 1.08-1.19x Chonkie. Later, the scan reads the text a window of 512k
+characters at a time: doubling 2.02, 2.02 -> 1.96, 1.93; fb 0.37-0.40x, edgar 1.06-1.08x
+(bench/README.md: why fb stays below LangChain).
 """
 
 from __future__ import annotations
