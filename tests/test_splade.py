@@ -343,7 +343,7 @@ def _three_documents(tmp_path: Path) -> Path:
 def test_auto_reranks_english_questions_with_splade_where_installed(
     tiny, tmp_path, monkeypatch
 ) -> None:
-    from finchunk.retrieve import search as search_module
+    from finchunk.retrieve import auto as auto_module
     from finchunk.retrieve.build import IndexConfig, build_index, file_sources
     from finchunk.retrieve.search import search
     from finchunk.retrieve.store import Index
@@ -354,17 +354,17 @@ def test_auto_reranks_english_questions_with_splade_where_installed(
     index = Index.open(idx)
     english = "How much did the company spend on property and equipment?"
     got = search(index, english)  # three documents: with the document prior
-    assert got.retriever == search_module.AUTO_PRIOR_SPLADE
+    assert got.retriever == auto_module.AUTO_PRIOR_SPLADE
     assert str(got.retriever) == "bm25-prior/splade@100+0.5"
     assert got.notes[0] == (
         "auto: bm25-prior/splade@100+0.5 (an English question; the splade extra), "
         "document prior weight 0.5"
     )
-    direct = index.retriever(got.retriever, prior=search_module.AUTO_PRIOR).search(english, 5)
+    direct = index.retriever(got.retriever, prior=auto_module.AUTO_PRIOR).search(english, 5)
     assert [h.chunk_id for h in got.hits] == [index.chunk(p).id for p, _ in direct]
     notes: list[str] = []
-    alone = search_module.auto_retriever(None, None, notes, 1, english)  # one document
-    assert alone.spec == search_module.AUTO_SPLADE and alone.prior is None
+    alone = auto_module.auto_retriever(None, None, notes, 1, english)  # one document
+    assert alone.spec == auto_module.AUTO_SPLADE and alone.prior is None
     assert notes == ["auto: bm25/splade@100+0.5 (an English question; the splade extra)"]
     # keywords with no stop word: English by their vocabulary; Spanish ones stay BM25
     assert search(index, "property equipment payments").retriever == got.retriever
@@ -372,27 +372,27 @@ def test_auto_reranks_english_questions_with_splade_where_installed(
     # a Spanish question, or no splade installed: BM25 (with the prior) as before
     spanish = search(index, "¿Qué gastos corrientes tiene el fondo?")
     assert str(spanish.retriever) == "bm25-prior"
-    monkeypatch.setattr(search_module, "splade_installed", lambda: False)
+    monkeypatch.setattr(auto_module, "splade_installed", lambda: False)
     assert str(search(index, english).retriever) == "bm25-prior"
 
     def damaged() -> bool:
         raise InputError("model.safetensors: not a usable safetensors file: cut short")
 
-    monkeypatch.setattr(search_module, "splade_installed", damaged)
+    monkeypatch.setattr(auto_module, "splade_installed", damaged)
     hurt = search(index, english)
     assert str(hurt.retriever) == "bm25-prior" and hurt.hits
     assert hurt.notes[0].startswith("auto: bm25-prior alone; the splade model cannot be used")
 
 
 def test_a_vocabulary_that_cannot_be_read_leaves_keywords_to_bm25(tmp_path, monkeypatch) -> None:
-    from finchunk.retrieve import search as search_module
+    from finchunk.retrieve import auto as auto_module
     from finchunk.retrieve import text
 
     monkeypatch.setattr(text, "ENGLISH_VOCAB", tmp_path / "missing.txt")
     text._english_words.cache_clear()
     try:
         notes: list[str] = []
-        got = search_module.auto_retriever(None, None, notes, 1, "revenue guidance 2025")
+        got = auto_module.auto_retriever(None, None, notes, 1, "revenue guidance 2025")
         assert str(got.spec) == "bm25"
         assert notes[0].startswith("auto: bm25 alone; the splade model cannot be used")
         assert "missing.txt" in notes[0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 #: What ``search`` and ``ask`` use unless told: no registered retriever, but a choice made
-#: per index (:func:`finchunk.retrieve.search.auto_retriever`).
+#: per index (:func:`finchunk.retrieve.auto.auto_retriever`).
 AUTO_RETRIEVER = "auto"
 
 

@@ -44,6 +44,7 @@ from finchunk.errors import FinchunkError, InputError
 from finchunk.extras import import_extra
 from finchunk.records import ChunkRecord
 from finchunk.retrieve.analyzers import Analyzer
+from finchunk.retrieve.auto import auto_fuses, auto_retriever, is_auto
 from finchunk.retrieve.base import Hits
 from finchunk.retrieve.bm25 import BM25Params, okapi_idf
 from finchunk.retrieve.build import (
@@ -68,14 +69,7 @@ from finchunk.retrieve.retriever import (
     make_retriever,
     parse_retriever,
 )
-from finchunk.retrieve.search import (
-    Hit,
-    SearchOptions,
-    SearchResult,
-    auto_fuses,
-    auto_retriever,
-    is_auto,
-)
+from finchunk.retrieve.search import Hit, SearchOptions, SearchResult
 from finchunk.retrieve.store import FORMAT
 
 if TYPE_CHECKING:
