@@ -395,6 +395,14 @@ def test_eval_and_bench_write_their_runs(data: Path, tmp_path: Path) -> None:  #
     ranks = [h.rank for h in run.get("ebitda")]
     assert set(run) == {"ebitda", "plantilla"} and ranks == list(range(1, len(ranks) + 1))
     assert (tmp_path / "e" / "structure_bm25.trec").read_text().startswith("ebitda Q0 ")
+    # auto: what search would run, question by question (Spanish questions: BM25, and the
+    # document prior over the corpus's several documents)
+    result = CliRunner().invoke(
+        app, [*args, "--header", "off", "--retriever", "auto", "--run-out", str(tmp_path / "a")]
+    )
+    assert result.exit_code == 0, result.output
+    auto = read_jsonl(tmp_path / "a" / "structure_auto.jsonl")
+    assert auto.params["retriever"] == "auto" and sum(auto.params["auto"].values()) == 2
     bench = [
         "bench", "financebench", "--data", str(data), "--strategies", "bytitle",
         "--scope", "document", "--retriever", "bm25,hybrid", "--embedder", "hashing",
@@ -405,3 +413,9 @@ def test_eval_and_bench_write_their_runs(data: Path, tmp_path: Path) -> None:  #
     names = sorted(p.name for p in (tmp_path / "b").glob("*.jsonl"))
     assert names == ["bytitle_bm25_document.jsonl", "bytitle_hybrid_document.jsonl"]
     assert set(read_jsonl(tmp_path / "b" / names[1])) == {"q1", "q2"}
+    bench[bench.index("bm25,hybrid")] = "auto"
+    bench[bench.index(str(tmp_path / "b"))] = str(tmp_path / "ba")
+    result = CliRunner().invoke(app, bench)
+    assert result.exit_code == 0, result.output
+    auto = read_jsonl(tmp_path / "ba" / "bytitle_auto_document.jsonl")
+    assert auto.params["retriever"] == "auto" and sum(auto.params["auto"].values()) == 2

@@ -398,3 +398,40 @@ def test_a_vocabulary_that_cannot_be_read_leaves_keywords_to_bm25(tmp_path, monk
         assert "missing.txt" in notes[0]
     finally:
         text._english_words.cache_clear()
+
+
+def test_eval_auto_ranks_each_question_as_search_would(tiny, monkeypatch) -> None:
+    from finchunk.evaluate.runs import Query, rank
+    from finchunk.model import Chunk, Document
+    from finchunk.retrieve import auto as auto_module
+    from finchunk.retrieve.retriever import RetrieverOptions, fused_parts
+
+    monkeypatch.setattr(sp, "load_splade", lambda: tiny)
+    texts = {
+        "acme": "Payments for property, plant and equipment were $9.4 billion.\n\nAcme had "
+        "164,000 employees.",
+        "fondo": "Los gastos corrientes del fondo fueron del 1,2 %.\n\nEl fondo invierte.",
+    }
+    docs = {d: Document(d, t, title=d) for d, t in texts.items()}
+    chunks = [
+        Chunk.build(doc, [(s, s + len(part))])
+        for doc in docs.values()
+        for s, part in ((doc.text.find(p), p) for p in doc.text.split("\n\n"))
+    ]
+    english = Query("en", "How much did Acme spend on property and equipment?", ("acme",), True)
+    spanish = Query("es", "¿Qué gastos corrientes tiene el fondo?", ("fondo",), True)
+    shared = Query("both", "How many employees did Acme have?")  # two documents: the prior
+    run = rank([english, spanish, shared], chunks, "auto", 3, documents=docs)
+    assert run.name == "auto" and run.params["retriever"] == "auto"
+    assert run.params["auto"] == {
+        "bm25": 1, "bm25-prior/splade@100+0.5": 1, "bm25/splade@100+0.5": 1
+    }  # fmt: skip
+    prior = RetrieverOptions(prior=auto_module.AUTO_PRIOR)
+    for q, spec, options in (
+        (english, auto_module.AUTO_SPLADE, None),
+        (spanish, "bm25", None),
+        (shared, auto_module.AUTO_PRIOR_SPLADE, prior),
+    ):
+        alone = rank([q], chunks, spec, 3, options=options, documents=docs)
+        assert run.get(q.id) == alone.get(q.id), q.id
+    assert fused_parts("auto") == ()  # reports compare fused retrievers with their parts

@@ -107,7 +107,8 @@ def financebench(
         str,
         typer.Option(
             "--retriever",
-            help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-rm3, "
+            help="Comma list of retrievers: auto (what search would run, question by "
+            "question), bm25, bm25-lesson, bm25-words, bm25-rm3, "
             f"bm25-fin (tuned on this benchmark), dense, hybrid (RRF), hybrid-cc (convex "
             f"fusion), or {RERANK_HELP}.",
         ),
@@ -165,7 +166,7 @@ def financebench(
         from finchunk.evaluate.financebench import Progress, run_benchmark
         from finchunk.evaluate.runs import write_run_files
         from finchunk.files import json_text, write_json
-        from finchunk.retrieve.retriever import fusion_warnings
+        from finchunk.retrieve.retriever import RetrieverSpec, fusion_warnings
 
         config = _config(
             strategies,
@@ -185,7 +186,7 @@ def financebench(
         with parallel_on(dask), progress_bar() as bar:
             parsing = bar.add_task("parsing PDFs", total=len(fb.documents))
             ranking = bar.add_task("ranking", total=variants * len(config.scopes))
-            if any(r.needs_embedder for r in config.retrievers):
+            if any(isinstance(r, RetrieverSpec) and r.needs_embedder for r in config.retrievers):
                 watched = watched_embedder(bar, embedder)
                 config = replace(config, options=replace(config.options, embedder=watched))
             ticks = Progress(

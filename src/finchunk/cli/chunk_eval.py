@@ -125,10 +125,13 @@ def _variants(
     from finchunk.chunk import make_chunker
     from finchunk.evaluate.harness import Variant
     from finchunk.evaluate.represent import Represent, index_text
+    from finchunk.retrieve.kinds import AUTO_RETRIEVER, is_auto
     from finchunk.retrieve.retriever import parse_retriever
 
     names = parse_list(strategies, Strategy, "--strategies")
-    kinds = parse_list(retrievers, parse_retriever, "--retriever")
+    kinds = parse_list(
+        retrievers, lambda r: AUTO_RETRIEVER if is_auto(r) else parse_retriever(r), "--retriever"
+    )
     params = bm25 or bm25_params(None, None)
     reps = parse_list(represent, lambda r: (r.strip().lower(), index_text(r)), "--represent")
     return [
@@ -188,12 +191,14 @@ def _watched(variants: list[Variant], bar: Any) -> list[Variant]:
     watched embedder per model, shared: a model is loaded once)."""
     from dataclasses import replace
 
+    from finchunk.retrieve.kinds import is_auto
     from finchunk.retrieve.retriever import parse_retriever
 
     watched: dict[str, Any] = {}
     out = []
     for v in variants:
-        if isinstance(v.embedder, str) and parse_retriever(v.retriever).needs_embedder:
+        embeds = not is_auto(v.retriever) and parse_retriever(v.retriever).needs_embedder
+        if isinstance(v.embedder, str) and embeds:
             if v.embedder not in watched:
                 watched[v.embedder] = watched_embedder(bar, v.embedder)
             v = replace(v, embedder=watched[v.embedder])
@@ -264,7 +269,8 @@ ScopeOpt = Annotated[
 RetrieversOpt = Annotated[
     str,
     typer.Option(
-        help="Comma list of retrievers: bm25, bm25-lesson, bm25-words, bm25-rm3, dense, hybrid "
+        help="Comma list of retrievers: auto (what search runs on an index without vectors, "
+        "question by question), bm25, bm25-lesson, bm25-words, bm25-rm3, dense, hybrid "
         f"(RRF), hybrid-cc (convex fusion; dense ones need the dense extra), or {RERANK_HELP}."
     ),
 ]

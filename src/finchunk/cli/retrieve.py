@@ -182,9 +182,9 @@ def search_cmd(
 ) -> None:
     """Search an index; every result cites its document and character spans."""
     from finchunk.cli.render import print_hits
-    from finchunk.retrieve.auto import is_auto
     from finchunk.retrieve.deliver import Delivery
     from finchunk.retrieve.filters import parse_filters
+    from finchunk.retrieve.kinds import is_auto
     from finchunk.retrieve.retriever import parse_retriever
     from finchunk.retrieve.search import SearchOptions, search
     from finchunk.retrieve.store import Index

@@ -49,7 +49,7 @@ from finchunk.parallel import chunk_documents
 from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.filters import AutoFilterPolicy, FilterField
-from finchunk.retrieve.kinds import FilterStatistics
+from finchunk.retrieve.kinds import AUTO_RETRIEVER, FilterStatistics, is_auto
 from finchunk.retrieve.mentions import (
     ISSUER_KINDS,
     YEAR_KINDS,
@@ -129,7 +129,10 @@ def parse_strategy(name: str) -> FBStrategy:
         ) from None
 
 
-def parse_bench_retriever(name: str) -> RetrieverSpec:
+def parse_bench_retriever(name: str) -> RetrieverSpec | str:
+    """A retriever, or ``auto`` (each question ranked by what ``search`` would choose)."""
+    if is_auto(name):
+        return AUTO_RETRIEVER
     try:
         return parse_retriever(name)
     except InputError as exc:
@@ -349,7 +352,7 @@ PerQuestion = Mapping[str, float]
 
 def result_rows(
     c: Chunked,
-    retriever: RetrieverSpec,
+    retriever: RetrieverSpec | str,
     scope: FBScope,
     run: Run,
     gold: GoldSet,
@@ -383,7 +386,9 @@ class BenchConfig:
     scopes: tuple[FBScope, ...] = tuple(FBScope)
     ks: tuple[int, ...] = tuple(range(1, 11))
     headers: tuple[bool, ...] = (False,)
-    retrievers: tuple[RetrieverSpec, ...] = tuple(parse_retriever(r) for r in DEFAULT_RETRIEVERS)
+    retrievers: tuple[RetrieverSpec | str, ...] = tuple(
+        parse_retriever(r) for r in DEFAULT_RETRIEVERS
+    )
     options: RetrieverOptions = field(default_factory=RetrieverOptions)
     #: The filtered scope's filter (fields and year policy).
     filter: AutoFilterPolicy = FB_FILTER
@@ -488,7 +493,7 @@ def chunk_source(chunks: Sequence[Chunk], docs: dict[str, Document]) -> InMemory
 def rank_variant(
     c: Chunked,
     source: InMemoryTexts,
-    retriever: RetrieverSpec,
+    retriever: RetrieverSpec | str,
     questions: Sequence[FBQuestion],
     gold: GoldSet,
     allowed: dict[str, FilterPlan] | None,

@@ -16,6 +16,7 @@ per question with its hits and their spans).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,9 +29,12 @@ from finchunk import files
 from finchunk.errors import InputError
 from finchunk.files import atomic_write_text
 from finchunk.model import Chunk, Document, Span
+from finchunk.retrieve.auto import auto_retriever
 from finchunk.retrieve.base import Hits, Retriever
 from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.deliver import AS_RANKED, ChunkFacts, Delivery, deliver, interleave
+from finchunk.retrieve.kinds import AUTO_RETRIEVER, is_auto
+from finchunk.retrieve.priors import PriorParams
 from finchunk.retrieve.retriever import (
     InMemoryTexts,
     RetrieverOptions,
@@ -218,6 +222,41 @@ class _Ranker:
         return tuple(out)
 
 
+class _AutoRankers:
+    """``auto``, question by question, as ``search`` chooses it on an index without a
+    model's vectors (:func:`finchunk.retrieve.auto.auto_retriever`): ``bm25``, with the
+    document prior when the question reaches several documents, reranked by SPLADE for an
+    English question where the splade extra is installed. One :class:`_Ranker` per choice,
+    all over one text source (BM25 is built once); ``chosen`` counts the choices and
+    ``notes`` keeps what ``auto`` said, each once."""
+
+    def __init__(self, base: _Ranker, documents: Sequence[Document] | Mapping[str, Document]):
+        self.base, self.documents = base, documents
+        self.rankers: dict[tuple[RetrieverSpec, PriorParams | None], _Ranker] = {}
+        self.chosen: Counter[str] = Counter()
+        self.notes: dict[str, None] = {}
+
+    def reached(self, q: Query) -> int:
+        """How many documents the question's search reaches."""
+        if q.docs is None:
+            return len(self.base.doc_pos)
+        return len(set(q.docs).intersection(self.base.doc_pos))
+
+    def ranker(self, q: Query) -> _Ranker:
+        notes: list[str] = []
+        choice = auto_retriever(None, None, notes, self.reached(q), q.text)
+        self.chosen[str(choice.spec)] += 1
+        self.notes.update(dict.fromkeys(notes))
+        key = (choice.spec, choice.prior)
+        if key not in self.rankers:
+            b = self.base
+            options = b.options if choice.prior is None else replace(b.options, prior=choice.prior)
+            self.rankers[key] = _Ranker(
+                b.chunks, b.texts, choice.spec, options, b.source, self.documents
+            )
+        return self.rankers[key]
+
+
 def rank(
     queries: Sequence[Query],
     chunks: Sequence[Chunk],
@@ -234,7 +273,9 @@ def rank(
     delivery: Delivery = AS_RANKED,
     on_query: Callable[[], None] | None = None,
 ) -> Run:
-    """The top ``k`` chunks for every query, as a :class:`Run`.
+    """The top ``k`` chunks for every query, as a :class:`Run`, by ``retriever`` (a name
+    the retriever factory knows, or ``auto``: each question ranked by what ``search`` would
+    choose for it, :class:`_AutoRankers`; the run's ``auto`` parameter counts the choices).
 
     ``texts`` are what is indexed and delivered for each chunk (default ``chunk.text``);
     ``chars`` of a hit is the length of its text. ``source`` shares built indexes and
@@ -251,26 +292,40 @@ def rank(
         texts = source.texts if source is not None else [c.text for c in chunks]
     if len(texts) != len(chunks) or (source is not None and len(source.texts) != len(chunks)):
         raise ValueError(f"{len(texts)} texts for {len(chunks)} chunks")
-    spec = parse_retriever(retriever)
+    auto = is_auto(retriever)
+    spec = parse_retriever("bm25" if auto else retriever)
     ranker = _Ranker(chunks, texts, spec, options or RetrieverOptions(), source, documents)
+    autos = _AutoRankers(ranker, documents) if auto else None
     rankings: dict[str, tuple[ScoredChunk, ...]] = {}
     for q in queries:
+        r = autos.ranker(q) if autos else ranker
         if not delivery.plain:
-            hits = ranker.delivered(q, k, delivery)
+            hits = r.delivered(q, k, delivery)
         else:
-            hits, reachable = ranker.hits(q, k)
-            hits = ranker.padded(hits, reachable, k) if pad else hits
-        rankings[q.id] = ranker.ranking(hits)
+            hits, reachable = r.hits(q, k)
+            hits = r.padded(hits, reachable, k) if pad else hits
+        rankings[q.id] = r.ranking(hits)
         if on_query:
             on_query()
-    info = {"retriever": str(spec), "k": k, "pad": pad and delivery.plain, **(params or {})}
+    used = AUTO_RETRIEVER if auto else str(spec)
+    info = {"retriever": used, "k": k, "pad": pad and delivery.plain, **(params or {})}
+    return Run(name or used, rankings, info | _run_notes(autos, delivery))
+
+
+def _run_notes(autos: _AutoRankers | None, delivery: Delivery) -> dict[str, Any]:
+    """A run's parameters beyond its retriever: ``auto``'s choices, the delivery."""
+    info: dict[str, Any] = {}
+    if autos:
+        info["auto"] = dict(sorted(autos.chosen.items()))
+        if autos.notes:
+            info["auto_notes"] = list(autos.notes)
     if not delivery.plain:
         info["delivery"] = {
             "distinct": delivery.distinct.value,
             "per_entity": delivery.per_entity,
             "budget": delivery.budget,
         }
-    return Run(name or str(spec), rankings, info)
+    return info
 
 
 # --- files -----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from finchunk.errors import InputError, MissingExtraError, ParseError
 from finchunk.retrieve.dense import Backend, Embedder, make_embedder
-from finchunk.retrieve.kinds import AUTO_RETRIEVER, RerankerKind
+from finchunk.retrieve.kinds import RerankerKind
 from finchunk.retrieve.priors import PriorParams
 from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec
 from finchunk.retrieve.text import Language, language
@@ -73,10 +73,6 @@ class AutoChoice:
 def auto_fuses(model: str | None) -> bool:
     """Whether ``auto`` fuses an index's vectors of ``model`` (None: it has none)."""
     return model is not None and model.startswith(AUTO_MODELS)
-
-
-def is_auto(retriever: RetrieverSpec | RetrieverKind | str) -> bool:
-    return isinstance(retriever, str) and retriever.strip().lower() == AUTO_RETRIEVER
 
 
 def auto_retriever(

@@ -12,6 +12,11 @@ from enum import StrEnum
 AUTO_RETRIEVER = "auto"
 
 
+def is_auto(retriever: object) -> bool:
+    """Whether ``retriever`` (a name, or a parsed retriever) asks for ``auto``."""
+    return isinstance(retriever, str) and retriever.strip().lower() == AUTO_RETRIEVER
+
+
 class RetrieverKind(StrEnum):
     """The built-in first stages."""
 

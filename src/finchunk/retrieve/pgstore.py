@@ -44,7 +44,7 @@ from finchunk.errors import FinchunkError, InputError
 from finchunk.extras import import_extra
 from finchunk.records import ChunkRecord
 from finchunk.retrieve.analyzers import Analyzer
-from finchunk.retrieve.auto import auto_fuses, auto_retriever, is_auto
+from finchunk.retrieve.auto import auto_fuses, auto_retriever
 from finchunk.retrieve.base import Hits
 from finchunk.retrieve.bm25 import BM25Params, okapi_idf
 from finchunk.retrieve.build import (
@@ -62,7 +62,7 @@ from finchunk.retrieve.build import (
 )
 from finchunk.retrieve.dense import Embedder, make_embedder
 from finchunk.retrieve.filters import Filter, words
-from finchunk.retrieve.kinds import FilterStatistics
+from finchunk.retrieve.kinds import FilterStatistics, is_auto
 from finchunk.retrieve.retriever import (
     RetrieverKind,
     RetrieverOptions,

@@ -34,7 +34,7 @@ from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.feedback import FeedbackParams, FeedbackRetriever
 from finchunk.retrieve.hybrid import ConvexParams, HybridIndex, RRFParams
-from finchunk.retrieve.kinds import RerankerKind, RetrieverKind
+from finchunk.retrieve.kinds import RerankerKind, RetrieverKind, is_auto
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.priors import PriorMode, PriorParams, PriorRetriever
 from finchunk.retrieve.rerank import DEFAULT_DEPTH, CandidateVectors, DenseReranker, Reranked
@@ -284,7 +284,10 @@ def register_retriever(
 
 
 def tuned_on_benchmark(spec: str | RetrieverKind | RetrieverSpec) -> bool:
-    """True when any stage of ``spec`` was tuned on a benchmark (``bm25-fin``)."""
+    """True when any stage of ``spec`` was tuned on a benchmark (``bm25-fin``; ``auto``
+    never is)."""
+    if is_auto(spec):
+        return False
     s = parse_retriever(spec)
     return s.first in _TUNED or s.rerank in _TUNED
 
@@ -451,8 +454,9 @@ register_reranker(RerankerKind.SPLADE, _splade_rerank)
 
 
 def fused_parts(retriever: str) -> tuple[str, ...]:
-    """The retrievers a fused one combines (:attr:`RetrieverSpec.parts`), by name."""
-    return parse_retriever(retriever).parts
+    """The retrievers a fused one combines (:attr:`RetrieverSpec.parts`), by name (none
+    for ``auto``, which chooses one per question)."""
+    return () if is_auto(retriever) else parse_retriever(retriever).parts
 
 
 def fusion_warnings(

@@ -15,17 +15,12 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.records import ChunkRecord
-from finchunk.retrieve.auto import auto_retriever, is_auto
+from finchunk.retrieve.auto import auto_retriever
 from finchunk.retrieve.base import Hits, Retriever
 from finchunk.retrieve.deliver import AS_RANKED, Delivery, deliver, interleave
 from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import Filter
-from finchunk.retrieve.kinds import (
-    AUTO_RETRIEVER,
-    KEPT_LIMIT,
-    Distinct,
-    FilterStatistics,
-)
+from finchunk.retrieve.kinds import AUTO_RETRIEVER, KEPT_LIMIT, Distinct, FilterStatistics, is_auto
 from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec, parse_retriever
 from finchunk.retrieve.store import Index
 from finchunk.retrieve.text import normalize, query_terms
