@@ -435,3 +435,29 @@ def test_eval_auto_ranks_each_question_as_search_would(tiny, monkeypatch) -> Non
         alone = rank([q], chunks, spec, 3, options=options, documents=docs)
         assert run.get(q.id) == alone.get(q.id), q.id
     assert fused_parts("auto") == ()  # reports compare fused retrievers with their parts
+
+
+def test_encoded_windows_are_cached_and_give_the_same_weights(tiny) -> None:
+    fresh = sp.Splade(tiny.model, sp.tokenizer())
+    terms = np.arange(0, VOCAB, 7)
+    first = fresh.weights(TEXTS, terms)
+    windows = {bytes(np.array(w, dtype=np.int64)) for w in fresh._windows(TEXTS)[0]}
+    assert len(fresh.cache) == len(windows)  # each window encoded once
+    again = fresh.weights(list(reversed(TEXTS)), terms)[::-1]  # every window from the cache
+    uncached = sp.Splade(tiny.model, sp.tokenizer())
+    uncached.cache = sp._StatesCache(0)  # keeps nothing
+    assert np.array_equal(first, again)
+    assert np.array_equal(first, uncached.weights(TEXTS, terms)) and not len(uncached.cache)
+
+
+def test_the_states_cache_keeps_its_byte_budget_least_recently_used_out() -> None:
+    cache = sp._StatesCache(budget=3 * 400)
+    arrays = {k: np.zeros(100, dtype=np.float32) for k in (b"a", b"b", b"c", b"d")}  # 400 B
+    for k in (b"a", b"b", b"c"):
+        cache.put(k, arrays[k])
+    assert cache.get(b"a") is arrays[b"a"]  # "a" is now the most recently used
+    cache.put(b"d", arrays[b"d"])  # over budget: "b", the least recently used, goes
+    assert cache.get(b"b") is None and cache.get(b"a") is not None
+    assert cache.used == 1200 and len(cache) == 3
+    cache.put(b"huge", np.zeros(1000, dtype=np.float32))  # larger than the budget: not kept
+    assert cache.get(b"huge") is None and len(cache) == 3

@@ -25,11 +25,18 @@ on any index, with no vectors built beforehand.
 **Long passages** are encoded in windows of the model's 512 positions; a piece's weight is
 its maximum over every window's positions (SPLADE's own max pooling, carried across
 windows), so nothing of a long table is cut off.
+
+**Encoded once.** The encoder's output of each window is kept across questions in a cache
+bounded in bytes (:data:`STATES_CACHE_BYTES`, least recently used out): the questions about
+one filing share most of their candidates, so an evaluation encodes each once. A cached
+window gives the same arrays bitwise, so scores do not depend on what was asked before.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -250,6 +257,43 @@ class SpladeModel:
 
 # --- texts → windows → weights --------------------------------------------------------------
 
+#: Bytes of encoder output (``SpladeModel.states``) kept across calls: about 400 windows of
+#: 300 pieces (a window of 512 pieces is 256 KB).
+STATES_CACHE_BYTES = 64 << 20
+
+
+class _StatesCache:
+    """Window pieces (their bytes) → the encoder's output, least recently used out once
+    the arrays pass ``budget`` bytes; safe to share between threads."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.used = 0
+        self._arrays: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: bytes) -> np.ndarray | None:
+        with self._lock:
+            found = self._arrays.get(key)
+            if found is not None:
+                self._arrays.move_to_end(key)
+            return found
+
+    def put(self, key: bytes, states: np.ndarray) -> None:
+        if states.nbytes > self.budget:
+            return
+        with self._lock:
+            if key in self._arrays:
+                return
+            self._arrays[key] = states
+            self.used += states.nbytes
+            while self.used > self.budget:
+                _, old = self._arrays.popitem(last=False)
+                self.used -= old.nbytes
+
+    def __len__(self) -> int:
+        return len(self._arrays)
+
 
 class Splade:
     """A SPLADE model and its tokenizer: question vectors, and passages' weights on given
@@ -264,6 +308,7 @@ class Splade:
             raise InputError(f"model {model.name}: its vocabulary has no [CLS] or [SEP]")
         #: Word pieces a window holds between its [CLS] and [SEP].
         self.window = model.config.positions - 2
+        self.cache = _StatesCache(STATES_CACHE_BYTES)
 
     @property
     def name(self) -> str:
@@ -291,9 +336,19 @@ class Splade:
             return out
         head = self.model.head(terms)
         for window, i in zip(*self._windows(texts), strict=True):
-            w = self.model.term_weights(self.model.states(np.array(window, dtype=np.int64)), head)
+            w = self.model.term_weights(self._states(np.array(window, dtype=np.int64)), head)
             np.maximum(out[i], w, out=out[i])
         return out
+
+    def _states(self, ids: np.ndarray) -> np.ndarray:
+        """The encoder's output for one window, from the cache when it holds it."""
+        key = ids.tobytes()
+        states = self.cache.get(key)
+        if states is None:
+            states = self.model.states(ids)
+            states.flags.writeable = False  # shared by every later call
+            self.cache.put(key, states)
+        return states
 
     def query(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """The question's pieces of positive weight (ascending ids) and their weights."""
