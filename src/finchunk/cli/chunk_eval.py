@@ -125,13 +125,10 @@ def _variants(
     from finchunk.chunk import make_chunker
     from finchunk.evaluate.harness import Variant
     from finchunk.evaluate.represent import Represent, index_text
-    from finchunk.retrieve.kinds import AUTO_RETRIEVER, is_auto
-    from finchunk.retrieve.retriever import parse_retriever
+    from finchunk.retrieve.retriever import parse_named
 
     names = parse_list(strategies, Strategy, "--strategies")
-    kinds = parse_list(
-        retrievers, lambda r: AUTO_RETRIEVER if is_auto(r) else parse_retriever(r), "--retriever"
-    )
+    kinds = parse_list(retrievers, parse_named, "--retriever")
     params = bm25 or bm25_params(None, None)
     reps = parse_list(represent, lambda r: (r.strip().lower(), index_text(r)), "--represent")
     return [
@@ -191,14 +188,12 @@ def _watched(variants: list[Variant], bar: Any) -> list[Variant]:
     watched embedder per model, shared: a model is loaded once)."""
     from dataclasses import replace
 
-    from finchunk.retrieve.kinds import is_auto
-    from finchunk.retrieve.retriever import parse_retriever
+    from finchunk.retrieve.retriever import named_needs_embedder
 
     watched: dict[str, Any] = {}
     out = []
     for v in variants:
-        embeds = not is_auto(v.retriever) and parse_retriever(v.retriever).needs_embedder
-        if isinstance(v.embedder, str) and embeds:
+        if isinstance(v.embedder, str) and named_needs_embedder(v.retriever):
             if v.embedder not in watched:
                 watched[v.embedder] = watched_embedder(bar, v.embedder)
             v = replace(v, embedder=watched[v.embedder])

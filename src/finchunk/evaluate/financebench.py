@@ -49,7 +49,7 @@ from finchunk.parallel import chunk_documents
 from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.filters import AutoFilterPolicy, FilterField
-from finchunk.retrieve.kinds import AUTO_RETRIEVER, FilterStatistics, is_auto
+from finchunk.retrieve.kinds import FilterStatistics
 from finchunk.retrieve.mentions import (
     ISSUER_KINDS,
     YEAR_KINDS,
@@ -65,6 +65,7 @@ from finchunk.retrieve.retriever import (
     RetrieverKind,
     RetrieverOptions,
     RetrieverSpec,
+    parse_named,
     parse_retriever,
     tuned_on_benchmark,
 )
@@ -131,10 +132,8 @@ def parse_strategy(name: str) -> FBStrategy:
 
 def parse_bench_retriever(name: str) -> RetrieverSpec | str:
     """A retriever, or ``auto`` (each question ranked by what ``search`` would choose)."""
-    if is_auto(name):
-        return AUTO_RETRIEVER
     try:
-        return parse_retriever(name)
+        return parse_named(name)
     except InputError as exc:
         raise InputError(f"--retrievers: {exc}") from None
 

@@ -34,7 +34,7 @@ from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.feedback import FeedbackParams, FeedbackRetriever
 from finchunk.retrieve.hybrid import ConvexParams, HybridIndex, RRFParams
-from finchunk.retrieve.kinds import RerankerKind, RetrieverKind, is_auto
+from finchunk.retrieve.kinds import AUTO_RETRIEVER, RerankerKind, RetrieverKind, is_auto
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.priors import PriorMode, PriorParams, PriorRetriever
 from finchunk.retrieve.rerank import DEFAULT_DEPTH, CandidateVectors, DenseReranker, Reranked
@@ -260,6 +260,18 @@ def parse_retriever(spec: str | RetrieverKind | RetrieverSpec) -> RetrieverSpec:
     return RetrieverSpec(
         first, rerank, int(depth) if depth else DEFAULT_DEPTH, float(fuse) if fuse else None
     )
+
+
+def parse_named(spec: str | RetrieverSpec) -> RetrieverSpec | str:
+    """A retriever (:func:`parse_retriever`), or ``auto`` as its name (the ranking loop and
+    ``search`` choose one per question)."""
+    return AUTO_RETRIEVER if is_auto(spec) else parse_retriever(spec)
+
+
+def named_needs_embedder(spec: str | RetrieverSpec) -> bool:
+    """Whether ``spec`` embeds passages (``auto`` as ``eval`` runs it never does)."""
+    named = parse_named(spec)
+    return isinstance(named, RetrieverSpec) and named.needs_embedder
 
 
 # --- the registry ---------------------------------------------------------------------------
