@@ -23,23 +23,34 @@ def _config():
 
 
 def _tokenizer():
-    from transformers import BertTokenizerFast
+    from tokenizers import BertWordPieceTokenizer
+    from transformers import PreTrainedTokenizerFast
 
-    return BertTokenizerFast(vocab_file=str(VOCAB / "bert-base-uncased.txt"), do_lower_case=True)
+    wordpiece = BertWordPieceTokenizer(str(VOCAB / "bert-base-uncased.txt"), lowercase=True)
+    special = {k: f"[{k.upper()}]" for k in ("unk", "sep", "pad", "cls", "mask")}
+    return PreTrainedTokenizerFast(
+        tokenizer_object=wordpiece._tokenizer, **{f"{k}_token": v for k, v in special.items()}
+    )
 
 
 def tiny_embedder(folder: Path, prompts: dict[str, str] | None = None) -> Path:
     """A sentence-transformers embedder (BERT, mean pooling, 32 dimensions) in ``folder``."""
     import torch
-    from sentence_transformers import SentenceTransformer, models
+    from sentence_transformers import SentenceTransformer
     from transformers import BertModel
+
+    try:
+        from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    except ImportError:  # sentence-transformers before 6
+        from sentence_transformers.models import Pooling, Transformer
 
     torch.manual_seed(0)
     raw = folder.parent / f"{folder.name}-bert"
     BertModel(_config()).save_pretrained(raw)
     _tokenizer().save_pretrained(raw)
-    word = models.Transformer(str(raw), max_seq_length=128)
-    pooling = models.Pooling(word.get_word_embedding_dimension(), "mean")
+    word = Transformer(str(raw), max_seq_length=128)
+    dimension = getattr(word, "get_embedding_dimension", None) or word.get_word_embedding_dimension
+    pooling = Pooling(dimension(), "mean")
     SentenceTransformer(modules=[word, pooling], device="cpu", prompts=prompts).save(str(folder))
     return folder
 

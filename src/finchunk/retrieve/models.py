@@ -241,11 +241,22 @@ def _load(kind: str, folder: Path, stamp: str) -> Any:
     """A sentence-transformers model (``kind``: SentenceTransformer or CrossEncoder),
     loaded once per process and version of its files (``stamp``)."""
     st = import_extra("sentence_transformers", "st", "a model folder", folder)
+    _quiet_loading()
     try:
         return getattr(st, kind)(str(folder), device="cpu", local_files_only=True)
     except Exception as exc:  # a folder that is no such model: say so on one line
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{folder}: not a sentence-transformers model folder ({first})") from None
+
+
+def _quiet_loading() -> None:
+    """No progress bars while weights load (the CLI draws its own)."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except (ImportError, AttributeError):
+        pass
 
 
 class FolderEmbedder:
