@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from finchunk.errors import InputError, MissingExtraError
+from finchunk.errors import FinchunkError, InputError, MissingExtraError
 from finchunk.retrieve import models
 from finchunk.retrieve.build import IndexConfig, build_index, file_sources
 from finchunk.retrieve.dense import embed_passages, make_embedder
@@ -252,6 +252,27 @@ def test_search_cli_with_a_rerank_endpoint(tmp_path):
     assert "Nota 1. Arrendamientos" in out["results"][0]["text"]  # bm25 put the table first
 
 
+def test_eval_cli_with_a_rerank_endpoint(tmp_path):
+    from typer.testing import CliRunner
+
+    from finchunk.cli import app
+
+    from .test_eval import write_corpus
+
+    d, p, q = write_corpus(tmp_path)
+    args = ["eval", "--docs", str(d), "--passages", str(p), "--questions", str(q), "-k", "3"]
+    with _Server(_rerank_by_word("the")) as server:
+        r = CliRunner().invoke(
+            app,
+            [*args, "--retriever", "bm25,bm25/model@5", "--reranker", f"{server.url}#rr",
+             "--json", "-o", str(tmp_path / "r.json")],
+        )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)["results"]
+    assert {row["retriever"] for row in rows} == {"bm25", "bm25/model@5"}
+    assert server.requests and all(path == "/v1/rerank" for path, _, _ in server.requests)
+
+
 # --- sentence-transformers folders ----------------------------------------------------------
 
 
@@ -298,6 +319,17 @@ def test_index_and_search_with_a_folder_embedder(st_folders, tmp_path):
     assert index.header.model.startswith(f"st:{st_folders['plain'].resolve()}#")
     hits = search(index, "beneficio neto", SearchOptions(k=2, retriever="dense")).hits
     assert len(hits) == 2
+
+
+def test_an_index_of_old_weights_asks_to_be_rebuilt(st_folders, tmp_path):
+    import shutil
+
+    folder = shutil.copytree(st_folders["plain"], tmp_path / "model")
+    build_index(file_sources([DATA]), tmp_path / "idx", IndexConfig(model=str(folder)))
+    weights = folder / "model.safetensors"
+    os.utime(weights, ns=(weights.stat().st_atime_ns, weights.stat().st_mtime_ns + 10**9))
+    with pytest.raises(FinchunkError, match="rebuild the index"):
+        search(Index.open(tmp_path / "idx"), "beneficio", SearchOptions(retriever="dense"))
 
 
 def test_cross_encoder_folder_reranks(st_folders):
