@@ -326,6 +326,7 @@ class AskOptions:
     as_of: date | None = None
     k: int = 5
     retriever: str = AUTO_RETRIEVER  # auto, or any name the retriever factory knows
+    reranker: str | None = None  # the ``model`` reranker's model (a folder or URL#MODEL)
 
 
 # --- the fact path -----------------------------------------------------------------------------
@@ -480,7 +481,7 @@ def _text_route(question: str, opts: AskOptions) -> tuple[list[Any], list[str]]:
     result = search(
         Index.open(opts.index),
         question,
-        SearchOptions(k=opts.k, retriever=opts.retriever, auto_filter=True),
+        SearchOptions(k=opts.k, retriever=opts.retriever, auto_filter=True, reranker=opts.reranker),
     )
     return result.hits, result.notes
 

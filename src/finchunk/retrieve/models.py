@@ -298,15 +298,15 @@ class FolderEmbedder:
         return self._encode(texts, self._passage)
 
 
-def own_embedder(spec: str) -> EndpointEmbedder | FolderEmbedder | None:
-    """The embedder ``spec`` names when it is a user's own model (an endpoint, a folder,
-    a folder embedder's name); None when it is none of these."""
+def own_embedder(spec: str) -> EndpointEmbedder | FolderEmbedder:
+    """The embedder of a user's own model: an endpoint ``URL#MODEL``, or a folder (its path,
+    or a folder embedder's name). The packaged names come first
+    (:func:`finchunk.retrieve.dense.make_embedder`): a folder called ``minilm`` is
+    ``./minilm``."""
     text = spec.strip()
     if is_endpoint(text):
         return EndpointEmbedder(Endpoint.parse(text))
-    if text.startswith(FOLDER_PREFIX) or Path(text).expanduser().is_dir():
-        return FolderEmbedder(model_folder(text, "embedding model"))
-    return None
+    return FolderEmbedder(model_folder(text, "embedding model"))
 
 
 def looks_like_path(spec: str) -> bool:
