@@ -223,7 +223,7 @@ class Index:
     >>> import tempfile
     >>> with finchunk.Index.build("tests/data", tempfile.mkdtemp() + "/idx") as index:
     ...     print(len(index), index.search("plantilla media", k=1)[0].doc_id)
-    5 informe_ejemplo
+    4 informe_ejemplo
     """
 
     def __init__(
@@ -269,7 +269,7 @@ class Index:
         >>> finchunk.Index.build("tests/data", folder).close()
         >>> with finchunk.Index.open(folder) as index:
         ...     len(index)
-        5
+        4
         """
         return cls(path, embedder=embedder, approximate=approximate)
 
