@@ -8,6 +8,7 @@ first use, so ``import finchunk`` stays light); see ``help(finchunk)`` for the m
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Index", "ask", "chunk", "evaluate", "load"]
 
-PathLike = str | Path
+PathLike = str | os.PathLike[str]
 #: The id of a document given as text (``load("# Title\\n...")``) unless told otherwise.
 TEXT_DOC_ID = "text"
 
@@ -43,7 +44,7 @@ def _is_path(source: PathLike) -> bool:
     """A ``Path`` is a path; a ``str`` is one when it names something that exists, or when
     it is one line ending with a suffix finchunk reads (``report.md``: a missing file is
     then an error, not a one-line document)."""
-    if isinstance(source, Path):
+    if isinstance(source, os.PathLike):
         return True
     if "\n" in source or not source.strip():
         return False
@@ -164,7 +165,7 @@ def chunk(
     from finchunk.retrieve.build import load_or_skip
     from finchunk.retrieve.sources import file_sources
 
-    paths = [source] if isinstance(source, str | Path) else list(source)
+    paths = [source] if isinstance(source, str | os.PathLike) else list(source)
     sources = file_sources(paths)
     mode = _on_error(on_error, paths)
     skipped: list[tuple[str, str]] = []
@@ -203,7 +204,7 @@ def _warn(warned: Sequence[tuple[str, str]], skipped: Sequence[tuple[str, str]])
 def _sources(paths: PathLike | Iterable[PathLike]) -> tuple[list[Any], list[PathLike]]:
     from finchunk.retrieve.sources import file_sources
 
-    given = [paths] if isinstance(paths, str | Path) else list(paths)
+    given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     if not given:
         raise InputError("give files or folders to index")
     return file_sources(given), given
@@ -337,7 +338,7 @@ class Index:
             sources, out, config, embedder=emb, prune=prune, on_error=_on_error(on_error, given)
         )
         _warn(report.warnings, report.skipped)
-        return cls(report.path, embedder=emb, report=report)
+        return cls(out, embedder=emb, report=report)  # (report.path hides a URL's password)
 
     def search(
         self,
@@ -428,7 +429,12 @@ class Index:
 
     def __repr__(self) -> str:
         state = "closed" if self.store is None and self._pg is None else "open"
-        return f"<finchunk.Index {self.path} ({state})>"
+        where = self.path
+        if isinstance(where, str):  # a database URL: without its password
+            from finchunk.retrieve.pgstore import _safe
+
+            where = _safe(where)
+        return f"<finchunk.Index {where} ({state})>"
 
 
 # --- ask and evaluate --------------------------------------------------------------------------
