@@ -113,7 +113,7 @@ def _records(sources: list[Any], chunker: Any, mode: Any, skipped: list[tuple[st
             yield from document_records(doc, chunker.chunk(doc))
 
 
-def _variants(
+def eval_variants(
     strategies: str,
     header: HeaderMode,
     retrievers: str = "bm25",
@@ -151,9 +151,11 @@ def _variants(
     ]
 
 
-def _eval_corpus(
+def eval_corpus(
     docs: Path | None, passages: Path | None, questions: Path, files: Path | None
 ) -> tuple[Corpus, dict[str, Any] | None]:
+    """The corpus of ``--questions`` (quote gold JSONL, documents under ``files``; or a
+    CSV with the ``docs`` and ``passages`` tables) and, for quote gold, its alignment."""
     if questions.suffix.lower() == ".jsonl":
         from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 
@@ -167,7 +169,7 @@ def _eval_corpus(
     return read_corpus(docs, passages, questions), None
 
 
-def _settings(
+def eval_settings(
     threshold: float,
     scope: Scope,
     auto_filter: bool,
@@ -177,6 +179,7 @@ def _settings(
     budget: str | None,
     statistics: FilterStatistics = FilterStatistics.KEPT,
 ) -> EvalSettings:
+    """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list)."""
     from finchunk.evaluate.harness import EvalSettings
     from finchunk.retrieve.deliver import Delivery
 
@@ -366,13 +369,13 @@ def eval_cmd(
             raise InputError("--questions is required")
         if out is not None:
             check_output(out)
-        corpus, alignment = _eval_corpus(docs, passages, questions, files)
+        corpus, alignment = eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
         params = bm25_params(bm25_k1, bm25_b, bm25_prefix)
-        variants = _variants(
+        variants = eval_variants(
             strategies, header, retriever, embedder, represent, split_tables, params, reranker
         )
-        settings = _settings(
+        settings = eval_settings(
             threshold, scope, auto_filter, pad, distinct, per_entity, budget, filter_statistics
         )
         with parallel_on(dask):
