@@ -673,9 +673,10 @@ def _fact_route(question: str, opts: AskOptions) -> _Routed:
         result, why = answer_from_facts(store, cik, name, what, period, opts)
         if result is None:
             return _Routed(None, _no_value(store, entity, what, period, why, opts), notes)
-    return _Routed(
-        result, f"{what.value} of {name} for {period} is a financial-statement figure", notes
+    kind = (
+        "a financial-statement figure" if isinstance(what, Metric) else "computed from such figures"
     )
+    return _Routed(result, f"{what.value} of {name} for {period} is {kind}", notes)
 
 
 def _text_route(question: str, opts: AskOptions) -> tuple[list[Any], list[str]]:
