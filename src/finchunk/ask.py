@@ -614,6 +614,11 @@ def _entity(store: Any, question: str) -> tuple[Entity | None, tuple[str, ...], 
         return entity, naming, ""
     if not found:
         why = f"the question names no entity of the fact store (it holds {held(known)})"
+        if not any(e.tickers for e in known):
+            why += (
+                "; it knows no ticker: companyfacts JSON has none, a loaded filing's "
+                "dei:TradingSymbol adds them"
+            )
     else:
         named = ", ".join(sorted(e.name for e in found))
         why = f"the question names several entities ({named})"
