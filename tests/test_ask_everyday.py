@@ -67,7 +67,8 @@ CASES = [
     # the phrasings a new user found refused or misread
     _c("AAPL FY24 sales", "AAPL", REV_AAPL, 2024),
     _c("What was Google's net income in 2024?", "GOOGL", "us-gaap:NetIncomeLoss", 2024),
-    _c("How much did Apple earn per share in 2024?", "AAPL", "us-gaap:EarningsPerShareDiluted", 2024),
+    _c("How much did Apple earn per share in 2024?", "AAPL", "us-gaap:EarningsPerShareDiluted",
+       2024),
     _c("What was Apple's operating cash flow in fiscal 2024?", "AAPL", OCF, 2024),
     Case("What was Apple's free cash flow in FY2024?", "AAPL", (OCF, CAPEX), 2024, None,
          "difference"),
@@ -162,9 +163,7 @@ def _annual_report(row: dict) -> bool:
 
 def latest_year(edgar: Path, company: str, concepts: tuple[str, ...]) -> int:
     """The fiscal year of the latest annual report that gives every concept."""
-    years = [
-        {r["fy"] for r in _rows(edgar, company, c) if _annual_report(r)} for c in concepts
-    ]
+    years = [{r["fy"] for r in _rows(edgar, company, c) if _annual_report(r)} for c in concepts]
     return max(set.intersection(*years))
 
 
@@ -270,7 +269,7 @@ def test_a_year_the_file_does_not_reach_names_the_years_it_has(edgar, store):
     ans = ask("What was Tesla's revenue in FY2024?", AskOptions(facts=store))
     assert ans.route is Route.NONE
     last = latest_year(edgar, "TSLA", ("us-gaap:Revenues",))
-    assert f"Tesla's revenue: no value for FY2024; the store has FY" in ans.reason
+    assert "Tesla's revenue: no value for FY2024; the store has FY" in ans.reason
     assert f"–FY{last}" in ans.reason and last == 2021
 
 

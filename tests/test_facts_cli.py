@@ -291,3 +291,21 @@ def test_load_inline_needs_accession_and_filed_date(db, tmp_path):
         ]
     )
     assert (got["value"], got["form"], got["accn"]) == ("7000000", "10-K", "0000000003-21-000001")
+
+
+def test_a_version_3_store_is_upgraded_and_gains_the_tickers_table(tmp_path):
+    import sqlite3
+
+    from finchunk.facts import FactStore
+
+    path = tmp_path / "old.sqlite"
+    with FactStore(path):
+        pass
+    with sqlite3.connect(path) as old:
+        old.execute("DROP TABLE tickers")
+        old.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    with FactStore(path) as store:
+        assert store.tickers() == {}
+    with sqlite3.connect(path) as db:
+        version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    assert version == ("4",)

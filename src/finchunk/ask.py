@@ -670,7 +670,7 @@ def _fact_route(question: str, opts: AskOptions) -> _Routed:
                 return _Routed(
                     None, f"{name} has no complete fiscal year in the store as of {when}"
                 )
-            period = FiscalPeriod(years[-1])
+            period = FiscalPeriod(years[-1], periods(question).quarter)
             notes.append(
                 f"{latest!r} is read as {period}, the latest fiscal year of {name} in the "
                 f"store as of {when}"
