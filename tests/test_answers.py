@@ -174,7 +174,7 @@ def test_no_value_for_the_period_says_when_the_concept_was_reported(store_path):
         ["facts", "get", "--db", str(store_path), "--cik", "42", "--concept",
          "us-gaap:CostOfRevenue", "--fiscal-year", "2023", "--json"],
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the JSON is printed, but there is no value
     data = json.loads(result.output)
     assert data["value"] is None and data["suggestions"]["asked_last_end"] == "2024-12-31"
     similar = [s["concept"] for s in data["suggestions"]["similar"]]

@@ -174,3 +174,118 @@ def test_without_a_store_or_index_says_so(index_path, store_path):
         ask("anything", AskOptions())
     with pytest.raises(InputError, match="no such fact store"):
         ask("Acme revenue 2024", AskOptions(facts=store_path.with_name("missing.sqlite")))
+
+
+# --- entities by ticker, common name, initials and brand; "last year"; missing years ----------
+
+
+def _annual(cik: int, concept: str, year: int, value: str, filed: str) -> Fact:
+    period = _p(f"{year}-01-01", f"{year}-12-31")
+    filing = Filing(f"{cik:010d}-{filed[2:4]}-000001", "10-K", D(filed))
+    return Fact(cik, concept, "USD", period, Decimal(value), filing)
+
+
+@pytest.fixture
+def names_path(tmp_path: Path) -> Path:
+    path = tmp_path / "names.sqlite"
+    jnj = [_annual(200, "us-gaap:Revenues", 2024, "88800000000", "2025-02-13")]
+    alphabet = [_annual(1652044, "us-gaap:Revenues", 2024, "350018000000", "2025-02-05")]
+    globex = [
+        _annual(300, "us-gaap:Revenues", y, str(y), f"{y + 1}-03-01") for y in (2019, 2020, 2022)
+    ] + [
+        _annual(300, f"us-gaap:{name}", 2022, value, "2023-03-01")
+        for name, value in (
+            ("NetCashProvidedByUsedInOperatingActivities", "900"),
+            ("PaymentsToAcquirePropertyPlantAndEquipment", "250"),
+        )
+    ]
+    with FactStore(path) as store:
+        store.add(ParsedFacts("jnj", jnj, entity_name="Johnson & Johnson", tickers=("JNJ",)))
+        store.add(ParsedFacts("googl", alphabet, entity_name="ALPHABET INC."))
+        store.add(ParsedFacts("globex", globex, entity_name="Globex Holdings plc"))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("question", "cik"),
+    [
+        ("JNJ revenue 2024", 200),
+        ("J&J revenue 2024", 200),
+        ("JnJ revenue 2024", 200),
+        ("What was Johnson & Johnson's revenue in FY24?", 200),
+        ("What was Google's revenue in fiscal 2024?", 1652044),
+        ("alphabet revenue 2024", 1652044),
+        ("Globex revenue 2022", 300),
+        ("What were Globex Holdings' sales in 2022?", 300),
+    ],
+)
+def test_entities_by_ticker_initials_common_and_brand_name(names_path, question, cik):
+    ans = ask(question, AskOptions(facts=names_path))
+    assert ans.fact is not None and ans.fact.cik == cik, ans.reason
+
+
+def test_common_name_drops_the_legal_form():
+    from finchunk.facts.entities import common_name
+
+    assert [
+        common_name(n)
+        for n in ("Apple Inc.", "Tesla, Inc.", "NVIDIA CORP", "Wells Fargo & Company", "Acme")
+    ] == ["Apple", "Tesla", "NVIDIA", "Wells Fargo", "Acme"]
+
+
+def test_last_year_is_the_latest_fiscal_year_in_the_store_as_of(names_path):
+    ans = ask("What was Globex's revenue last year?", AskOptions(facts=names_path))
+    assert ans.fact.period == FiscalPeriod(2022) and ans.fact.value == Decimal("2022")
+    assert "'last year' is read as FY2022" in ans.notes[0]
+    then = ask("Globex revenue last year", AskOptions(facts=names_path, as_of=D("2022-12-31")))
+    assert then.fact.period == FiscalPeriod(2020) and "as of 2022-12-31" in then.notes[0]
+
+
+def test_a_missing_year_names_the_years_the_store_has(names_path):
+    ans = ask("What was Globex's revenue in FY2023?", AskOptions(facts=names_path))
+    assert ans.route is Route.NONE
+    assert ans.reason.startswith(
+        "Globex Holdings' revenue: no value for FY2023; the store has FY2019–FY2020, FY2022"
+    )
+    eps = ask("Globex EPS 2022", AskOptions(facts=names_path))
+    assert "the store has it for no fiscal year" in eps.reason
+
+
+def test_free_cash_flow_is_operating_cash_flow_less_capex(names_path):
+    ans = ask("What was Globex's free cash flow in 2022?", AskOptions(facts=names_path))
+    assert ans.fact.value == Decimal("650") and ans.fact.unit == "USD"
+    assert ans.fact.formula == (
+        "free cash flow = operating cash flow − capital expenditures = "
+        "us-gaap:NetCashProvidedByUsedInOperatingActivities − "
+        "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment"
+    )
+    assert "computed from" in ans.reason
+    ocf = ask("Globex operating cash flow 2022", AskOptions(facts=names_path))
+    assert ocf.fact.answers[0].concept == "us-gaap:NetCashProvidedByUsedInOperatingActivities"
+
+
+def test_without_tickers_the_refusal_says_where_they_come_from(store_path):
+    ans = ask("What was ACME revenue in 2024?", AskOptions(facts=store_path))
+    assert ans.fact is not None  # the abbreviation rule: "ACME" is Acme Corp's name
+    refused = ask("What was XYZ revenue in 2024?", AskOptions(facts=store_path))
+    assert "it knows no ticker" in refused.reason and "dei:TradingSymbol" in refused.reason
+
+
+def test_facts_get_takes_a_ticker_or_a_name_for_cik(names_path):
+    from typer.testing import CliRunner
+
+    from finchunk.cli import app
+
+    runner = CliRunner()
+    base = ["facts", "get", "--db", str(names_path), "--concept", "Revenues"]
+    for who in ("JNJ", "jnj", "200", "0000000200", "Johnson & Johnson", "J&J"):
+        got = runner.invoke(app, [*base, "--cik", who, "--fiscal-year", "2024"])
+        assert got.exit_code == 0, (who, got.output)
+        assert ": $88,800 million (10-K" in got.output
+    none = runner.invoke(app, [*base, "--cik", "JNJ", "--fiscal-year", "2021"])
+    assert none.exit_code == 1 and "no value" in none.output
+    unknown = runner.invoke(app, [*base, "--cik", "MSFT", "--fiscal-year", "2024"])
+    assert unknown.exit_code == 2 and "Traceback" not in unknown.output
+    text = " ".join(unknown.output.split())
+    assert "--cik 'MSFT' is neither a CIK nor a ticker or name" in text
+    assert "tickers known: JNJ" in text

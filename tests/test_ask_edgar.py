@@ -153,7 +153,7 @@ def test_facts_get_suggests_the_concept_apple_reports(store):
     runner = CliRunner()
     base = ["facts", "get", "--db", str(store), "--cik", "320193", "--fiscal-year", "2024"]
     result = runner.invoke(app, [*base, "--concept", "us-gaap:Revenues"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a query that found no value
     lines = result.output.splitlines()
     assert "no value" in lines[0]
     assert "reports us-gaap:Revenues for periods up to 2018-09-29" in result.output

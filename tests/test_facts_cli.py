@@ -67,9 +67,9 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def _json(args: list[str]):
+def _json(args: list[str], exit_code: int = 0):
     result = runner.invoke(app, ["facts", *args, "--json"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == exit_code, result.output
     return json.loads(result.output)
 
 
@@ -103,10 +103,12 @@ def test_get_json_shape_and_as_of(db):
         "reason": None,
     }
     assert _json([*base, "--as-of", "2021-06-15"])["value"] == "90"
-    nothing = _json([*base, "--as-of", "2020-06-01"])
+    nothing = _json([*base, "--as-of", "2020-06-01"], exit_code=1)
     assert nothing["value"] is None and nothing["reason"]
     plain = runner.invoke(app, ["facts", *base])
-    assert plain.exit_code == 0 and "90 USD (10-K/A" in plain.output
+    assert plain.exit_code == 0 and ": $90 (10-K/A" in plain.output
+    none = runner.invoke(app, ["facts", *base, "--as-of", "2020-06-01"])
+    assert none.exit_code == 1 and "no value" in none.output
 
 
 def test_get_by_fiscal_year_and_refused_q4(db):
@@ -289,3 +291,21 @@ def test_load_inline_needs_accession_and_filed_date(db, tmp_path):
         ]
     )
     assert (got["value"], got["form"], got["accn"]) == ("7000000", "10-K", "0000000003-21-000001")
+
+
+def test_a_version_3_store_is_upgraded_and_gains_the_tickers_table(tmp_path):
+    import sqlite3
+
+    from finchunk.facts import FactStore
+
+    path = tmp_path / "old.sqlite"
+    with FactStore(path):
+        pass
+    with sqlite3.connect(path) as old:
+        old.execute("DROP TABLE tickers")
+        old.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    with FactStore(path) as store:
+        assert store.tickers() == {}
+    with sqlite3.connect(path) as db:
+        version = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    assert version == ("4",)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from finchunk.errors import InputError, ParseError
+from finchunk.facts import FactStore
 from finchunk.facts.companyfacts import read_companyfacts
 from finchunk.facts.instance import FilingOverride
 from finchunk.facts.ixbrl import read_inline
@@ -499,3 +500,28 @@ def test_fuzz_findings_are_one_line_errors(tmp_path):
     xml = INSTANCE.replace('encoding="utf-8"', 'encoding="utf-5"')
     with pytest.raises(ParseError, match=r"tiny\.xml.*unknown encoding"):
         read_instance(_instance(tmp_path, xml), GIVEN)
+
+
+def test_trading_symbols_are_kept_every_class_and_no_placeholder(tmp_path):
+    """dei:TradingSymbol: one a class of security ("GOOGL" and "GOOG"), each kept once, in
+    document order; a placeholder ("N/A") is no ticker. The store keeps them per entity."""
+    symbols = (
+        '<dei:TradingSymbol contextRef="fy">TINY</dei:TradingSymbol>'
+        '<dei:TradingSymbol contextRef="fy">TINY.PRA</dei:TradingSymbol>'
+        '<dei:TradingSymbol contextRef="fy">N/A</dei:TradingSymbol>'
+        '<dei:TradingSymbol contextRef="fy">TINY</dei:TradingSymbol>'
+    )
+    text = INSTANCE.replace("</xbrl>", symbols + "</xbrl>")
+    parsed = read_instance(_instance(tmp_path, text), GIVEN)
+    assert parsed.tickers == ("TINY", "TINY.PRA")
+    hidden = (
+        '<ix:nonNumeric name="dei:TradingSymbol" contextRef="q">TWC</ix:nonNumeric>'
+        '<ix:nonNumeric name="dei:TradingSymbol" contextRef="q">None</ix:nonNumeric>'
+        '<ix:nonNumeric name="dei:TradingSymbol" contextRef="q">TWC.B</ix:nonNumeric>'
+    )
+    inline = INLINE.replace("</ix:hidden>", hidden + "</ix:hidden>")
+    assert read_inline(_inline(tmp_path, inline), GIVEN).tickers == ("TWC", "TWC.B")
+    assert read_inline(_inline(tmp_path), GIVEN).tickers == ()
+    with FactStore(tmp_path / "f.sqlite") as store:
+        store.add(read_instance(_instance(tmp_path, text), GIVEN))
+        assert store.tickers() == {42: ("TINY", "TINY.PRA")}

@@ -11,18 +11,22 @@ else is answered with cited chunks from the index.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from finchunk.errors import InputError
 from finchunk.retrieve.filters import words
 from finchunk.retrieve.kinds import AUTO_RETRIEVER
-from finchunk.retrieve.mentions import Issuer, MentionFinder, YearPolicy, periods
+from finchunk.retrieve.mentions import YearPolicy, periods
 from finchunk.retrieve.text import STOP_WORDS
+
+if TYPE_CHECKING:
+    from finchunk.facts.entities import Entity
 
 # --- what the question asks for ----------------------------------------------------------------
 
@@ -38,6 +42,9 @@ class Metric(StrEnum):
     CASH = "cash and cash equivalents"
     OPERATING_INCOME = "operating income"
     GROSS_PROFIT = "gross profit"
+    OPERATING_CASH_FLOW = "operating cash flow"
+    CAPEX = "capital expenditures"
+    SHARES_OUTSTANDING = "shares outstanding"
 
 
 class Ratio(StrEnum):
@@ -46,12 +53,31 @@ class Ratio(StrEnum):
     NET_MARGIN = "net margin"
 
 
+class Difference(StrEnum):
+    """A figure no statement reports, computed from two that do."""
+
+    FREE_CASH_FLOW = "free cash flow"
+
+
+#: A difference is its first figure less its second.
+DIFFERENCE_PARTS: dict[Difference, tuple[Metric, Metric]] = {
+    Difference.FREE_CASH_FLOW: (Metric.OPERATING_CASH_FLOW, Metric.CAPEX),
+}
+
+#: What a question can ask for.
+Measure = Metric | Ratio | Difference
+
 #: A margin is its numerator over revenue.
 RATIO_PARTS: dict[Ratio, Metric] = {
     Ratio.GROSS_MARGIN: Metric.GROSS_PROFIT,
     Ratio.OPERATING_MARGIN: Metric.OPERATING_INCOME,
     Ratio.NET_MARGIN: Metric.NET_INCOME,
 }
+
+#: Shares outstanding as the cover page of a report gives them, on a date after the period.
+COVER_SHARES = "dei:EntityCommonStockSharesOutstanding"
+#: How long after a fiscal year's end the annual report's cover date may fall.
+_COVER_DAYS = 100
 
 #: Concepts tried in order (US GAAP, then IFRS) until the entity reports one.
 CONCEPTS: dict[Metric, tuple[str, ...]] = {
@@ -99,9 +125,25 @@ CONCEPTS: dict[Metric, tuple[str, ...]] = {
         "ifrs-full:ProfitLossFromOperatingActivities",
     ),
     Metric.GROSS_PROFIT: ("us-gaap:GrossProfit", "ifrs-full:GrossProfit"),
+    Metric.OPERATING_CASH_FLOW: (
+        "us-gaap:NetCashProvidedByUsedInOperatingActivities",
+        "us-gaap:NetCashProvidedByUsedInOperatingActivitiesContinuingOperations",
+        "ifrs-full:CashFlowsFromUsedInOperatingActivities",
+    ),
+    Metric.CAPEX: (
+        "us-gaap:PaymentsToAcquirePropertyPlantAndEquipment",
+        "us-gaap:PaymentsToAcquireProductiveAssets",
+        "ifrs-full:PurchaseOfPropertyPlantAndEquipmentClassifiedAsInvestingActivities",
+        "ifrs-full:PurchaseOfPropertyPlantAndEquipment",
+    ),
+    Metric.SHARES_OUTSTANDING: (
+        "us-gaap:CommonStockSharesOutstanding",  # on the balance sheet: at the year's end
+        "ifrs-full:NumberOfSharesOutstanding",
+        COVER_SHARES,  # on the annual report's cover: a few weeks after the year's end
+    ),
 }
 
-_PHRASES: dict[Metric | Ratio, tuple[str, ...]] = {
+_PHRASES: dict[Measure, tuple[str, ...]] = {
     Metric.REVENUE: ("revenue", "revenues", "net sales", "sales", "net revenue", "net revenues",
                      "total revenue", "total revenues", "turnover", "top line", "ingresos",
                      "ventas", "cifra de negocios", "facturacion"),
@@ -109,8 +151,10 @@ _PHRASES: dict[Metric | Ratio, tuple[str, ...]] = {
                         "bottom line", "beneficio neto", "beneficio", "beneficios",
                         "resultado neto", "resultado del ejercicio", "ganancia neta"),
     Metric.EPS: ("eps", "earnings per share", "diluted eps", "diluted earnings per share",
-                 "eps diluted", "beneficio por accion", "bpa", "ganancias por accion",
-                 "bpa diluido", "beneficio por accion diluido"),
+                 "eps diluted", "earn per share", "earned per share", "make per share",
+                 "made per share", "profit per share", "income per share", "net income per share",
+                 "beneficio por accion", "bpa", "ganancias por accion", "bpa diluido",
+                 "beneficio por accion diluido"),
     Metric.EPS_BASIC: ("basic eps", "basic earnings per share", "eps basic", "bpa basico",
                        "beneficio por accion basico"),
     Metric.TOTAL_ASSETS: ("total assets", "assets", "activo total", "total activo",
@@ -125,6 +169,23 @@ _PHRASES: dict[Metric | Ratio, tuple[str, ...]] = {
                               "resultado de explotacion", "resultado operativo",
                               "beneficio operativo", "ebit"),
     Metric.GROSS_PROFIT: ("gross profit", "beneficio bruto"),
+    Metric.OPERATING_CASH_FLOW: ("operating cash flow", "operating cash flows",
+                                 "cash flow from operations", "cash flows from operations",
+                                 "cash from operations", "cash flow from operating activities",
+                                 "cash flows from operating activities",
+                                 "cash provided by operating activities",
+                                 "cash generated from operations", "ocf",
+                                 "flujo de caja operativo", "flujo de efectivo operativo",
+                                 "flujos de efectivo de las actividades de operacion"),
+    Metric.CAPEX: ("capital expenditures", "capital expenditure", "capex",
+                   "capital spending", "purchases of property and equipment",
+                   "purchases of property plant and equipment", "inversiones en capital"),
+    Metric.SHARES_OUTSTANDING: ("shares outstanding", "outstanding shares",
+                                "common shares outstanding", "share count",
+                                "number of shares outstanding", "number of shares",
+                                "acciones en circulacion"),
+    Difference.FREE_CASH_FLOW: ("free cash flow", "free cash flows", "fcf",
+                                "flujo de caja libre"),
     Ratio.GROSS_MARGIN: ("gross margin", "margen bruto"),
     Ratio.OPERATING_MARGIN: ("operating margin", "margen operativo", "margen de explotacion",
                              "margen ebit"),
@@ -143,7 +204,7 @@ _DILUTED = frozenset(["diluted", "diluido"])
 
 @dataclass(frozen=True, slots=True)
 class MeasureMatch:
-    what: Metric | Ratio
+    what: Measure
     start: int  # word positions of the phrase in ``words(question)``
     end: int
     phrase: str = ""
@@ -168,7 +229,7 @@ def find_measure_match(question: str) -> MeasureMatch | None:
     return None
 
 
-def find_measure(question: str) -> Metric | Ratio | None:
+def find_measure(question: str) -> Measure | None:
     m = find_measure_match(question)
     return m.what if m else None
 
@@ -216,11 +277,13 @@ _PARTS = frozenset(
 _PERIOD_WORD = re.compile(r"(?:fy|q|t)?\d+[a-z]?")
 
 
-def narrowing(question: str, match: MeasureMatch, entity: str) -> str | None:
+def narrowing(question: str, match: MeasureMatch, entity: str | Sequence[str]) -> str | None:
     """The words that make the question ask for a part of the figure (a segment, a region, a
-    product line: "data center revenue", "ingresos por servicios"), or None."""
+    product line: "data center revenue", "ingresos por servicios"), or None. ``entity`` is the
+    entity's name, or every name it goes by (its tickers, its common and brand names)."""
     q = words(question)
-    allowed = set(words(entity)) | _RESTATES | STOP_WORDS
+    names = [entity] if isinstance(entity, str) else entity
+    allowed = {w for n in names for w in words(n)} | _RESTATES | STOP_WORDS
     phrase = " ".join(q[match.start : match.end])
     if match.start > 0:
         prev = q[match.start - 1]
@@ -247,6 +310,30 @@ def find_period(question: str) -> FiscalPeriod | None:
     quarter``, ``cuarto trimestre``)."""
     found = periods(question, YearPolicy.FIRST)
     return FiscalPeriod(found.years[0], found.quarter) if found.years else None
+
+
+#: Ways to say "the latest fiscal year" without naming it: the year is then the entity's
+#: latest complete fiscal year in the store as of --as-of (or today).
+_LATEST_YEAR = tuple(
+    tuple(p.split())
+    for p in (
+        "last year", "last fiscal year", "latest year", "latest fiscal year", "most recent year",
+        "most recent fiscal year", "past year", "past fiscal year", "last financial year",
+        "latest financial year", "ano pasado", "ultimo ano", "ultimo ejercicio",
+        "ejercicio pasado", "ultimo ano fiscal", "ultimo ejercicio fiscal",
+    )
+)  # fmt: skip
+
+
+def find_latest_year(question: str) -> str | None:
+    """The phrase by which the question asks for the latest fiscal year ("last year"), or
+    None."""
+    q = words(question)
+    for phrase in sorted(_LATEST_YEAR, key=len, reverse=True):
+        n = len(phrase)
+        if any(tuple(q[i : i + n]) == phrase for i in range(len(q) - n + 1)):
+            return " ".join(phrase)
+    return None
 
 
 # --- answers -----------------------------------------------------------------------------------
@@ -350,10 +437,25 @@ def _lookup(
         except InputError as exc:
             why.append(str(exc))
             continue
+        if a.value is None and concept == COVER_SHARES and period.quarter is None:
+            a = _on_cover(store, cik, concept, period.year, opts.as_of) or a
         if a.value is not None:
             return a, why
         why.append(f"{concept}: {a.reason}")
     return None, why
+
+
+def _on_cover(store: Any, cik: int, concept: str, year: int, as_of: date | None) -> Any | None:
+    """A cover-page value of fiscal year ``year``: the first one dated after the year's end
+    (within :data:`_COVER_DAYS`), as the annual report's cover gives it; None when none is."""
+    from finchunk.facts import Period, fiscal
+
+    fy = fiscal.fiscal_year(store.db, cik, year, as_of)
+    if fy is None:
+        return None
+    after = fy.end + timedelta(days=1)
+    days = store.db.instant_ends(cik, concept, after, fy.end + timedelta(_COVER_DAYS), as_of)
+    return store.get(cik, concept, period=Period.instant(days[0]), as_of=as_of) if days else None
 
 
 def _ratio(
@@ -368,11 +470,34 @@ def _ratio(
     return (value, [num, den], formula), []
 
 
+def _difference(
+    store: Any, cik: int, diff: Difference, period: FiscalPeriod, opts: AskOptions
+) -> tuple[tuple[Decimal, str | None, list[Any], str] | None, list[str]]:
+    first, second = DIFFERENCE_PARTS[diff]
+    a, why_a = _lookup(store, cik, first, period, opts)
+    b, why_b = _lookup(store, cik, second, period, opts)
+    if a is None or b is None:
+        return None, why_a + why_b
+    if a.unit != b.unit:
+        return None, [f"{a.concept} is in {a.unit} but {b.concept} in {b.unit}"]
+    formula = f"{diff.value} = {first.value} − {second.value} = {a.concept} − {b.concept}"
+    return (Decimal(a.value) - Decimal(b.value), a.unit, [a, b], formula), []
+
+
+def _parts(what: Measure) -> tuple[Metric, ...]:
+    """The statement figures a measure is made of."""
+    if isinstance(what, Ratio):
+        return (RATIO_PARTS[what], Metric.REVENUE)
+    if isinstance(what, Difference):
+        return DIFFERENCE_PARTS[what]
+    return (what,)
+
+
 def answer_from_facts(
     store: Any,
     cik: int,
     name: str,
-    what: Metric | Ratio,
+    what: Measure,
     period: FiscalPeriod,
     opts: AskOptions,
 ) -> tuple[FactResult | None, list[str]]:
@@ -382,6 +507,12 @@ def answer_from_facts(
             return None, why
         value, answers, formula = got
         result = FactResult(name, cik, what.value, period, value, "%", answers, formula)
+    elif isinstance(what, Difference):
+        diff, why = _difference(store, cik, what, period, opts)
+        if diff is None:
+            return None, why
+        value, unit, answers, formula = diff
+        result = FactResult(name, cik, what.value, period, value, unit, answers, formula)
     else:
         a, why = _lookup(store, cik, what, period, opts)
         if a is None:
@@ -389,6 +520,58 @@ def answer_from_facts(
         result = FactResult(name, cik, what.value, period, Decimal(a.value), a.unit, [a])
     result.basis = known_from(store, cik, result.answers, opts.as_of)
     return result, []
+
+
+def fiscal_years(store: Any, cik: int, as_of: date | None) -> list[int]:
+    """The fiscal years (by the calendar year they end in) of the entity's annual periods
+    known on ``as_of``, ascending."""
+    from finchunk.facts.fiscal import ANNUAL_DAYS
+
+    spans = store.db.durations(cik, date.min, date.max, as_of)
+    return sorted({p.end.year for p, _ in spans if p.days in ANNUAL_DAYS})
+
+
+def years_with_value(store: Any, cik: int, what: Measure, opts: AskOptions) -> list[int]:
+    """The fiscal years for which the store answers ``what`` (every part of it), ascending."""
+    years = fiscal_years(store, cik, opts.as_of)
+    for metric in _parts(what):
+        years = [y for y in years if _lookup(store, cik, metric, FiscalPeriod(y), opts)[0]]
+    return years
+
+
+def year_ranges(years: Sequence[int]) -> str:
+    """ "FY2019–FY2022", or "FY2009–FY2012, FY2015" when there are gaps."""
+    runs: list[list[int]] = []
+    for y in years:
+        if runs and y == runs[-1][-1] + 1:
+            runs[-1].append(y)
+        else:
+            runs.append([y])
+    return ", ".join(f"FY{r[0]}" + (f"–FY{r[-1]}" if len(r) > 1 else "") for r in runs)
+
+
+def _possessive(name: str) -> str:
+    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
+
+
+def _no_value(
+    store: Any,
+    entity: Entity,
+    what: Measure,
+    period: FiscalPeriod,
+    why: list[str],
+    opts: AskOptions,
+) -> str:
+    """Why the store has no value, saying for which fiscal years it has one."""
+    on = "" if opts.as_of is None else f" as of {opts.as_of.isoformat()}"
+    head = f"{_possessive(entity.common_name)} {what.value}: no value for {period}{on}"
+    years = years_with_value(store, entity.cik, what, opts)
+    if not years:
+        concepts = ", ".join(c for m in _parts(what) for c in CONCEPTS[m])
+        return f"{head}; the store has it for no fiscal year (looked for {concepts})"
+    if period.year not in years:
+        return f"{head}; the store has {year_ranges(years)}"
+    return f"{head} ({'; '.join(why[-3:])})"
 
 
 def _filings(answers: list[Any]) -> list[Any]:
@@ -420,56 +603,86 @@ def known_from(store: Any, cik: int, answers: list[Any], as_of: date | None) -> 
 # --- routing -----------------------------------------------------------------------------------
 
 
-def _entity(store: Any, question: str) -> tuple[tuple[int, str] | None, str]:
-    """The one entity of the store the question names, or what went wrong."""
-    names = {n: c for c, n in store_entities(store)}
-    found = MentionFinder(Issuer(n) for n in sorted(names)).find(question).issuers
+def _entity(store: Any, question: str) -> tuple[Entity | None, tuple[str, ...], str]:
+    """The one entity of the store the question names and the words naming it there, or what
+    went wrong."""
+    from finchunk.facts.entities import entities, held, mentions_of
+
+    known = entities(store)
+    found = mentions_of(known, question)
     if len(found) == 1:
-        return (names[found[0]], found[0]), ""
+        entity, naming = next(iter(found.items()))
+        return entity, naming, ""
     if not found:
-        return None, f"the question names no entity of the fact store (it holds {_held(names)})"
-    return None, f"the question names several entities ({', '.join(found)})"
+        why = f"the question names no entity of the fact store (it holds {held(known)})"
+        if not any(e.tickers for e in known):
+            why += (
+                "; it knows no ticker: companyfacts JSON has none, a loaded filing's "
+                "dei:TradingSymbol adds them"
+            )
+    else:
+        named = ", ".join(sorted(e.name for e in found))
+        why = f"the question names several entities ({named})"
+    return None, (), why
 
 
-def _held(names: dict[str, int], shown: int = 10) -> str:
-    """The entities of a store by name, for a message: "Apple Inc., NVIDIA CORP"."""
-    if not names:
-        return "no named entity"
-    listed = sorted(names, key=str.casefold)
-    more = f" and {len(listed) - shown} more" if len(listed) > shown else ""
-    return ", ".join(listed[:shown]) + more
+@dataclass
+class _Routed:
+    fact: FactResult | None
+    reason: str
+    notes: list[str] = field(default_factory=list)
 
 
-def _fact_route(question: str, opts: AskOptions) -> tuple[FactResult | None, str]:
+def _fact_route(question: str, opts: AskOptions) -> _Routed:
     """The fact answer, or the reason the question is not (or cannot be) answered by facts."""
     match = find_measure_match(question)
     if match is None:
-        return None, "no financial-statement figure or margin is named in the question"
+        return _Routed(None, "no financial-statement figure or margin is named in the question")
     what, period = match.what, find_period(question)
-    if period is None:
-        return None, f"{what.value} is named but no fiscal year or quarter"
+    latest = find_latest_year(question) if period is None else None
+    if period is None and latest is None:
+        return _Routed(None, f"{what.value} is named but no fiscal year or quarter")
+    asked = str(period) if period else repr(latest)
     if opts.facts is None:
-        return None, f"{what.value} for {period} is a figure question, but no --facts store given"
+        return _Routed(
+            None, f"{what.value} for {asked} is a figure question, but no --facts store given"
+        )
     from finchunk.facts import FactStore
 
     if not opts.facts.is_file():
         raise InputError(f"{opts.facts}: no such fact store")
+    notes = []
     with FactStore(opts.facts) as store:
-        entity, why_not = _entity(store, question)
+        entity, naming, why_not = _entity(store, question)
         if entity is None:
-            return None, f"{what.value} for {period}, but {why_not}"
-        cik, name = entity
-        part = narrowing(question, match, name)
+            return _Routed(None, f"{what.value} for {asked}, but {why_not}")
+        cik, name = entity.cik, entity.name
+        part = narrowing(question, match, (name, *naming))
         if part is not None:
-            return None, (
+            return _Routed(
+                None,
                 f"the question asks for {part!r}, a part of {what.value}; the fact store "
-                "holds entity-wide figures"
+                "holds entity-wide figures",
+            )
+        if period is None:
+            years = fiscal_years(store, cik, opts.as_of)
+            when = "today" if opts.as_of is None else opts.as_of.isoformat()
+            if not years:
+                return _Routed(
+                    None, f"{name} has no complete fiscal year in the store as of {when}"
+                )
+            period = FiscalPeriod(years[-1], periods(question).quarter)
+            notes.append(
+                f"{latest!r} is read as {period}, the latest fiscal year of {name} in the "
+                f"store as of {when}"
             )
         result, why = answer_from_facts(store, cik, name, what, period, opts)
-    if result is None:
-        reasons = "; ".join(why[-3:])
-        return None, f"{what.value} of {name} for {period}: the fact store has no value ({reasons})"
-    return result, f"{what.value} of {name} for {period} is a financial-statement figure"
+        if result is None:
+            return _Routed(None, _no_value(store, entity, what, period, why, opts), notes)
+    kind = (
+        "a financial-statement figure" if isinstance(what, Metric) else "computed from such figures"
+    )
+    return _Routed(result, f"{what.value} of {name} for {period} is {kind}", notes)
 
 
 def _text_route(question: str, opts: AskOptions) -> tuple[list[Any], list[str]]:
@@ -491,16 +704,21 @@ def ask(question: str, opts: AskOptions) -> AskAnswer:
         raise InputError("empty question")
     if opts.index is None and opts.facts is None:
         raise InputError("give --index (text search) and/or --facts (figures)")
-    fact, reason = _fact_route(question, opts)
+    routed = _fact_route(question, opts)
+    fact, reason = routed.fact, routed.reason
     if fact is not None:
         match = find_measure_match(question)
         reading = match.reading() if match else None
-        notes = [reading] if reading else []
+        notes = [*routed.notes, *([reading] if reading else [])]
         return AskAnswer(question, Route.FACTS, reason, fact=fact, notes=notes)
     if opts.index is None:
-        return AskAnswer(question, Route.NONE, reason + "; no --index for text search")
+        return AskAnswer(
+            question, Route.NONE, reason + "; no --index for text search", notes=routed.notes
+        )
     hits, notes = _text_route(question, opts)
-    return AskAnswer(question, Route.TEXT, reason + "; answered from text", hits=hits, notes=notes)
+    return AskAnswer(
+        question, Route.TEXT, reason + "; answered from text", hits=hits, notes=routed.notes + notes
+    )
 
 
 # --- text of a fact answer ---------------------------------------------------------------------

@@ -24,7 +24,13 @@ if TYPE_CHECKING:
 app = App(help="Point-in-time XBRL fact store: load, get, history, frame.", no_args_is_help=True)
 
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite file of the fact store.")]
-CikOpt = Annotated[int, typer.Option("--cik", help="Entity CIK, e.g. 320193.")]
+CikOpt = Annotated[
+    str,
+    typer.Option(
+        "--cik",
+        help="The entity: its CIK (320193), a ticker of a loaded filing (AAPL) or its name.",
+    ),
+]
 ConceptOpt = Annotated[str, typer.Option("--concept", help="TAXONOMY:NAME, e.g. us-gaap:Revenues")]
 UnitOpt = Annotated[str | None, typer.Option("--unit", help="USD, USD/shares, shares, ...")]
 StartOpt = Annotated[str | None, typer.Option("--start", help="Duration start, YYYY-MM-DD.")]
@@ -150,33 +156,38 @@ def get(
 ) -> None:
     """The value of one fact as known on --as-of (latest filing on or before it). CONCEPT
     may omit its prefix when one taxonomy has the name; with no value, the closest concepts
-    the entity reports are listed."""
+    the entity reports are listed and the exit status is 1."""
+    from finchunk.facts.entities import resolve_cik
     from finchunk.facts.output import answer_json, answer_line, suggestions_json
     from finchunk.facts.values import option_date
 
     with user_errors():
         period = _PeriodOptions(start, end, instant).period(required=fiscal_year is None)
-        with _existing_store(db) as store, _suggesting(store, cik, concept):
-            answer = store.get(
-                cik,
-                concept,
-                unit=unit,
-                period=period,
-                fiscal_year=fiscal_year,
-                quarter=quarter,
-                as_of=option_date(as_of, "--as-of"),
-                dims=_dims(dim),
-            )
-            found = None if answer.value is not None else store.similar_concepts(cik, concept)
+        with _existing_store(db) as store:
+            entity = resolve_cik(store, cik)
+            with _suggesting(store, entity, concept):
+                answer = store.get(
+                    entity,
+                    concept,
+                    unit=unit,
+                    period=period,
+                    fiscal_year=fiscal_year,
+                    quarter=quarter,
+                    as_of=option_date(as_of, "--as-of"),
+                    dims=_dims(dim),
+                )
+            found = None if answer.value is not None else store.similar_concepts(entity, concept)
         if as_json:
             data = answer_json(answer)
             if found is not None:
                 data["suggestions"] = suggestions_json(found)
             typer.echo(json.dumps(data, indent=2))
-            return
-        typer.echo(answer_line(answer))
-        if found is not None:
-            _echo_suggestions(cik, found)
+        else:
+            typer.echo(answer_line(answer))
+            if found is not None:
+                _echo_suggestions(entity, found)
+    if answer.value is None:
+        raise typer.Exit(1)
 
 
 def _echo_suggestions(cik: int, found: Suggestions, err: bool = False) -> None:
@@ -214,25 +225,29 @@ def history(
     as_json: JsonOpt = False,
 ) -> None:
     """Every value the fact has had up to --as-of, one per filing, in filed order."""
+    from finchunk.facts.entities import resolve_cik
     from finchunk.facts.output import observation_json
-    from finchunk.facts.values import option_date
+    from finchunk.facts.values import display_value, option_date
 
     with user_errors():
         period = _PeriodOptions(start, end, instant).period()
-        with _existing_store(db) as store, _suggesting(store, cik, concept):
-            rows = store.history(
-                cik,
-                concept,
-                period,
-                unit=unit,
-                as_of=option_date(as_of, "--as-of"),
-                dims=_dims(dim),
-            )
+        with _existing_store(db) as store:
+            entity = resolve_cik(store, cik)
+            with _suggesting(store, entity, concept):
+                rows = store.history(
+                    entity,
+                    concept,
+                    period,
+                    unit=unit,
+                    as_of=option_date(as_of, "--as-of"),
+                    dims=_dims(dim),
+                )
         if as_json:
             _print_json([observation_json(r) for r in rows])
             return
         for row in rows:
-            typer.echo(f"{row.filing.filed} {row.filing.form:8} {row.filing.accn} {row.value}")
+            shown = display_value(row.value, row.unit)
+            typer.echo(f"{row.filing.filed} {row.filing.form:8} {row.filing.accn} {shown}")
 
 
 @app.command()
@@ -248,7 +263,7 @@ def frame(
 ) -> None:
     """One entity-wide value per entity for the exact period, as known on --as-of."""
     from finchunk.facts.output import frame_row_json
-    from finchunk.facts.values import option_date
+    from finchunk.facts.values import display_value, option_date
 
     with user_errors():
         period = _PeriodOptions(start, end, instant).period()
@@ -259,6 +274,6 @@ def frame(
             return
         for row in rows:
             typer.echo(
-                f"{row.cik:>10} {row.value} {row.unit} ({row.filing.form} "
+                f"{row.cik:>10} {display_value(row.value, row.unit)} ({row.filing.form} "
                 f"{row.filing.accn} filed {row.filing.filed})"
             )

@@ -27,7 +27,9 @@ from finchunk.facts.model import (
 from finchunk.facts.names import dims_key
 from finchunk.facts.values import decimal_text
 
-SCHEMA_VERSION = 3  # 3 added the labels table; a version-2 store is upgraded on opening
+#: 3 added the labels table, 4 the tickers table; an older store is upgraded on opening (the
+#: tables are added empty: its entities' tickers come with the next filing loaded that gives them)
+SCHEMA_VERSION = 4
 _FAR_FUTURE = "9999-12-31"
 _NO_CONCEPT = -1
 _KEY = "cik, concept_id, unit, period_end, period_start, dims, accn"
@@ -41,6 +43,9 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entities (cik INTEGER PRIMARY KEY, name TEXT);
 CREATE TABLE IF NOT EXISTS concepts (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS labels (concept_id INTEGER PRIMARY KEY, label TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tickers (
+    cik INTEGER NOT NULL, ticker TEXT NOT NULL, PRIMARY KEY (cik, ticker)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS facts (
     cik INTEGER NOT NULL,
     concept_id INTEGER NOT NULL,  -- concepts.id of "taxonomy:Name"
@@ -118,7 +123,7 @@ class FactDB:
             raise InputError(f"{self.path}: not a usable fact store ({exc})") from exc
         self._db.execute(
             "INSERT INTO meta VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET "
-            "value = excluded.value WHERE value = '2'",
+            "value = excluded.value WHERE value IN ('2', '3')",
             (str(SCHEMA_VERSION),),
         )
         self._db.commit()
@@ -133,6 +138,13 @@ class FactDB:
             "SELECT cik, name FROM entities WHERE name IS NOT NULL ORDER BY cik"
         ).fetchall()
         return [(int(c), str(n)) for c, n in rows]
+
+    def tickers(self) -> dict[int, tuple[str, ...]]:
+        """The trading symbols of each entity that a loaded filing gave (dei:TradingSymbol)."""
+        found: dict[int, tuple[str, ...]] = {}
+        for cik, ticker in self._db.execute("SELECT cik, ticker FROM tickers ORDER BY cik, ticker"):
+            found[int(cik)] = (*found.get(int(cik), ()), str(ticker))
+        return found
 
     def __enter__(self) -> FactDB:
         return self
@@ -209,6 +221,11 @@ class FactDB:
             "name = coalesce(excluded.name, entities.name)",
             [(cik, parsed.entity_name if len(ciks) == 1 else None) for cik in ciks],
         )
+        if len(ciks) == 1:  # a filing's trading symbols are its one entity's
+            self._db.executemany(
+                "INSERT OR IGNORE INTO tickers VALUES (?, ?)",
+                [(ciks[0], t) for t in parsed.tickers],
+            )
 
     # ---- reading -------------------------------------------------------------------------
 
@@ -290,6 +307,18 @@ class FactDB:
             (cik, first_end.isoformat(), last_end.isoformat(), _as_of_text(as_of)),
         ).fetchall()
         return [(_period_of(start, end), count) for start, end, count in rows]
+
+    def instant_ends(
+        self, cik: int, concept: str, first: date, last: date, as_of: date | None
+    ) -> list[date]:
+        """The instants in [first, last] at which the entity reports ``concept`` entity-wide,
+        as known on ``as_of``, earliest first."""
+        rows = self._db.execute(
+            "SELECT DISTINCT period_end FROM facts WHERE cik=? AND concept_id=? AND days=0 "
+            "AND dims='' AND period_end BETWEEN ? AND ? AND filed<=? ORDER BY period_end",
+            (cik, self._query_id(concept), first.isoformat(), last.isoformat(), _as_of_text(as_of)),
+        ).fetchall()
+        return [date.fromisoformat(r[0]) for r in rows]
 
     def concepts_named(self, local: str) -> list[str]:
         """Every stored concept whose name after the taxonomy prefix is ``local`` (any case),

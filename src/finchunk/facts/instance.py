@@ -48,6 +48,7 @@ class InstanceParts:
     units: dict[str, str] = field(default_factory=dict)
     facts: list[RawFact] = field(default_factory=list)
     text: dict[str, str] = field(default_factory=dict)  # entity-wide dei text facts
+    symbols: list[str] = field(default_factory=list)  # every dei:TradingSymbol, in order
     nil_facts: int = 0
 
 
@@ -85,6 +86,27 @@ def filing_of(parts: InstanceParts, given: FilingOverride) -> Filing:
     return Filing(accn=given.accn or "", form=form or "", filed=given.filed or date.min)
 
 
+def collect_dei_text(parts: InstanceParts, concept: str, text: str) -> None:
+    """Keep a dei text fact: the first value of each concept, and every trading symbol (a
+    filing lists one per class of security: "GOOGL" and "GOOG")."""
+    value = text.strip()
+    if concept == "dei:TradingSymbol" and is_ticker(value) and value not in parts.symbols:
+        parts.symbols.append(value)
+    parts.text.setdefault(concept, value)
+
+
+def is_ticker(text: str) -> bool:
+    """Whether a dei:TradingSymbol value is a symbol ("AAPL", "BRK.B", "WFC.PRA"), not a
+    placeholder ("N/A", "None", "—"): capitals, digits, dots and dashes, one word."""
+    return (
+        0 < len(text) <= 12
+        and text[0].isascii()
+        and text[0].isupper()
+        and all(c.isascii() and (c.isupper() or c.isdigit() or c in ".-/") for c in text)
+        and text.upper() not in ("NA", "N/A", "NONE")
+    )
+
+
 def _form_from_dei(text: dict[str, str]) -> str | None:
     form = text.get("dei:DocumentType", "").strip()
     if not form:
@@ -119,6 +141,7 @@ def assemble(parts: InstanceParts, given: FilingOverride) -> ParsedFacts:
     result = ParsedFacts(
         source=parts.source,
         entity_name=parts.text.get("dei:EntityRegistrantName"),
+        tickers=tuple(parts.symbols),
         nil_facts=parts.nil_facts,
         duplicates=duplicates,
     )

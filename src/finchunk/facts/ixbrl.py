@@ -18,6 +18,7 @@ from finchunk.facts.instance import (
     InstanceParts,
     RawFact,
     assemble,
+    collect_dei_text,
     period_from_parts,
 )
 from finchunk.facts.model import ParsedFacts
@@ -187,9 +188,11 @@ def _non_numeric(
     tags: _Tags,
 ) -> None:
     concept = names.canonical(node.attributes.get("name") or "")
-    if not concept.startswith("dei:") or concept in parts.text:
+    if not concept.startswith("dei:"):
         return
-    parts.text[concept] = continued_text(node, continuations, tags, parts.source).strip()
+    if concept in parts.text and concept != "dei:TradingSymbol":
+        return
+    collect_dei_text(parts, concept, continued_text(node, continuations, tags, parts.source))
 
 
 def continued_text(

@@ -136,6 +136,7 @@ class ParsedFacts:
     nil_facts: int = 0
     duplicates: int = 0
     labels: dict[str, str] = field(default_factory=dict)  # concept -> its label, when given
+    tickers: tuple[str, ...] = ()  # the entity's trading symbols (dei:TradingSymbol), if given
 
 
 @dataclass(frozen=True)

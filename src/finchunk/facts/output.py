@@ -136,4 +136,4 @@ def answer_line(answer: Answer) -> str:
         if answer.filing
         else f"derived {answer.derived.method if answer.derived else ''}, known {data['filed']}"
     )
-    return f"{answer.concept} {period}: {data['value']} {data['unit']} ({source})"
+    return f"{answer.concept} {period}: {data['display']} ({source})"

@@ -46,6 +46,11 @@ class FactStore:
         """(CIK, name) of every entity in the store."""
         return self.db.entities()
 
+    def tickers(self) -> dict[int, tuple[str, ...]]:
+        """Each entity's trading symbols, as the loaded filings gave them (dei:TradingSymbol;
+        companyfacts JSON has none)."""
+        return self.db.tickers()
+
     def similar_concepts(self, cik: int | None, concept: str, n: int = 5) -> Suggestions:
         """Concepts the entity (any entity: None) reports that come closest to ``concept``
         (prefix optional, as in :meth:`get`), and the concept's own latest period."""

@@ -16,6 +16,7 @@ from finchunk.facts.instance import (
     InstanceParts,
     RawFact,
     assemble,
+    collect_dei_text,
     period_from_parts,
 )
 from finchunk.facts.model import ParsedFacts
@@ -138,8 +139,8 @@ def _collect_fact(elem: ET.Element, names: QNames, parts: InstanceParts) -> None
         return
     text = elem.text or ""
     if unit_id is None:
-        if concept.startswith("dei:") and concept not in parts.text:
-            parts.text[concept] = text.strip()
+        if concept.startswith("dei:"):
+            collect_dei_text(parts, concept, text)
         return
     value = parse_decimal(text)
     if value is None:
