@@ -45,6 +45,9 @@ _REQUIRED = ("chunk_id", "doc_id", "spans")
 _LISTS = ("spans", "section", "pages")
 #: What a search hit adds to its chunk's metadata (``citations``: a list, JSON when flat).
 HIT_KEYS = ("rank", "score", "title", "citations")
+#: Keys the adapters add beside a record's fields (a hit's; LangChain splitters'
+#: ``start_index``): left out when a record is read back from metadata.
+ADDED_KEYS = (*HIT_KEYS, "start_index")
 
 
 def _json(value: Any) -> str:
@@ -84,7 +87,7 @@ def metadata_record(text: str, metadata: Mapping[str, Any], where: str) -> Chunk
     obj["id"] = obj.pop("chunk_id")
     obj["text"] = text
     obj["metadata"] = {
-        k: v for k, v in metadata.items() if k not in RECORD_KEYS and k not in HIT_KEYS
+        k: v for k, v in metadata.items() if k not in RECORD_KEYS and k not in ADDED_KEYS
     }
     return ChunkRecord.from_json(obj, where)
 

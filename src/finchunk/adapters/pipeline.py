@@ -144,11 +144,11 @@ def text_document(text: str, doc_id: str, metadata: Mapping[str, Any] | None = N
     whose ``text`` is exactly ``text``, so that its chunks' spans index it. The metadata's
     fields named like a chunk's own (``page``, ``spans``, ``doc_id`` …) are left out: the
     chunk's values take their place."""
-    from finchunk.adapters import HIT_KEYS, RECORD_KEYS
+    from finchunk.adapters import ADDED_KEYS, RECORD_KEYS
     from finchunk.parse.markdown import parse_markdown
     from finchunk.retrieve.metadata import canonical_field
 
-    dropped = set(RECORD_KEYS) | set(HIT_KEYS)
+    dropped = set(RECORD_KEYS) | set(ADDED_KEYS)
     meta = {k: v for k, v in (metadata or {}).items() if canonical_field(k) not in dropped}
     return parse_markdown(text, doc_id, metadata=meta)
 
