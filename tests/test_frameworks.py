@@ -211,6 +211,16 @@ def test_langchain_retriever_bad_options_are_one_line_errors(
 def test_langchain_retriever_without_an_index_names_the_path(lc: Any, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such index directory"):
         lc.FinchunkRetriever(index=tmp_path / "nowhere")
+    with pytest.raises(InputError, match="expected an index directory or an opened Index"):
+        lc.FinchunkRetriever(index=42)
+
+
+def test_an_object_holding_an_index_as_store_is_searched(lc: Any, index: Index) -> None:
+    from types import SimpleNamespace
+
+    wrapper = SimpleNamespace(store=index)  # as the top-level finchunk.Index holds one
+    found = lc.FinchunkRetriever(index=wrapper, k=2).invoke("revenue")
+    assert [d.id for d in found] == [h.chunk_id for h in expected_hits(index, "revenue", k=2)]
 
 
 @pytest.mark.parametrize("header", [True, False])

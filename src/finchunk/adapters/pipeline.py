@@ -87,17 +87,19 @@ def search_options(
 
 class IndexSearch:
     """``finchunk search`` on one index: ``index`` a directory (opened here, once, and held
-    until :meth:`close`) or an :class:`Index` already opened (left open)."""
+    until :meth:`close`) or an :class:`Index` already opened, or an object whose ``store``
+    is one (``finchunk.Index``), left open."""
 
     def __init__(
         self, index: str | Path | Index, options: SearchOptions, embedder: Embedder | None = None
     ) -> None:
-        if isinstance(index, Index):
-            self.index, self._owned = index, False
+        store = getattr(index, "store", None)  # the top-level finchunk.Index wraps one
+        if isinstance(index, Index) or isinstance(store, Index):
+            self.index, self._owned = (index if isinstance(index, Index) else store), False
         elif isinstance(index, str | Path):
             self.index, self._owned = Index.open(Path(index)), True
         else:
-            raise InputError(f"index: expected a directory or an opened Index, got {index!r}")
+            raise InputError(f"index: expected an index directory or an opened Index: {index!r}")
         self.options = options
         self.embedder = embedder
 
