@@ -84,6 +84,8 @@ def metadata_record(text: str, metadata: Mapping[str, Any], where: str) -> Chunk
     for k in _LISTS:
         if isinstance(obj.get(k), str):
             obj[k] = _decoded(obj[k], k, where)
+    if obj.get("page") == 0:  # flat metadata's "no page"
+        obj["page"] = None
     obj["id"] = obj.pop("chunk_id")
     obj["text"] = text
     obj["metadata"] = {
@@ -115,7 +117,7 @@ def metadata_spans(metadata: Mapping[str, Any], where: str = "chunk") -> list[tu
 def hit_metadata(hit: Hit, flat: bool = False) -> dict[str, Any]:
     """A search hit's metadata: its chunk's (:func:`record_metadata`), then ``rank``,
     ``score``, ``title`` and ``citations`` (``doc.text[start:end]`` of each span, in order;
-    a JSON string when ``flat``)."""
+    a JSON string when ``flat``), which replace document fields of those names."""
     out = record_metadata(hit.record, flat)
     cited = list(hit.citations)
     out.update(
