@@ -20,7 +20,7 @@ from finchunk.adapters.pipeline import text_document
 from finchunk.chunk import make_chunker
 from finchunk.errors import InputError, MissingExtraError
 from finchunk.parse import load
-from finchunk.records import document_records
+from finchunk.records import ChunkRecord, document_records
 from finchunk.retrieve.build import build_index
 from finchunk.retrieve.dense import HashingEmbedder
 from finchunk.retrieve.search import SearchOptions, search
@@ -130,9 +130,23 @@ def test_flat_metadata_that_is_not_json_says_so() -> None:
         metadata_record("x", {"chunk_id": "a#1", "doc_id": "a", "spans": "0:5"}, "row 3")
 
 
-def test_text_documents_drop_fields_named_like_the_chunks_own() -> None:
-    doc = text_document("# T\n\nbody", "d", {"page": 3, "source": "x.pdf", "Doc_ID": "z"})
-    assert doc.text == "# T\n\nbody" and doc.metadata == {"source": "x.pdf"}
+def test_text_documents_keep_their_metadata_but_the_id_and_search_fields() -> None:
+    meta = {"page": 3, "source": "x.pdf", "Doc_ID": "z", "score": 0.5, "start_index": 4}
+    doc = text_document("# T\n\nbody", "d", meta)
+    assert doc.text == "# T\n\nbody" and doc.metadata == {"page": 3, "source": "x.pdf"}
+
+
+def test_document_fields_named_like_the_chunks_own_are_doc_prefixed_and_read_back() -> None:
+    from finchunk.adapters import metadata_record
+
+    rec = ChunkRecord("d#1", "d", ((0, 4),), "body", metadata={"pages": "3", "kind": "10-K"})
+    for flat in (False, True):
+        meta = record_metadata(rec, flat)
+        assert meta["doc_pages"] == "3" and meta["doc_kind"] == "10-K" and meta["kind"] == "text"
+        assert metadata_record("body", meta, "test") == rec
+    bad = ChunkRecord("d#1", "d", ((0, 4),), "body", metadata={"doc_kind": "x"})
+    with pytest.raises(InputError, match="field.s. doc_kind clash"):
+        record_metadata(bad)
 
 
 # --- LangChain ------------------------------------------------------------------------------
@@ -241,6 +255,7 @@ def test_langchain_splitter_spans_index_the_page_content(lc: Any, header: bool) 
         assert c.page_content == (f"{c.metadata['header']}\n{body}" if header else body)
         assert c.metadata["doc_id"] == "reports/repsol.md" == c.metadata["source"]
         assert c.metadata["issuer"] == "Repsol" and c.metadata["page"] == 0  # the chunk's own
+        assert c.metadata["doc_page"] == "7"  # the input's
         assert c.metadata["start_index"] == spans[0][0]
     assert any(len(metadata_spans(c.metadata)) > 1 for c in chunks)  # a table and its note
     # the same chunks as finchunk's chunker on the same text, and back to records
@@ -289,6 +304,27 @@ def test_langchain_loader_is_finchunk_chunk(lc: Any, corpus: Path) -> None:
     (bad / "x.docx").write_text("x", encoding="utf-8")
     with pytest.raises(InputError, match="no supported documents found"):
         lc.FinchunkLoader(bad).load()
+
+
+def test_pdf_chunks_carry_their_pages_flat(lc: Any, tmp_path: Path) -> None:
+    pytest.importorskip("pypdfium2", reason="the pdf extra: pip install 'finchunk[pdf]'")
+    pytest.importorskip("fpdf", reason="fpdf2 (a dev extra) writes the test PDF")
+    from .pdf_fixtures import write_report
+
+    pdf = write_report(tmp_path / "acme.pdf")
+    doc = load(pdf)
+    docs = lc.FinchunkLoader(pdf).load()
+    assert {d.metadata["page"] for d in docs} == {1, 2, 3}
+    for d in docs:
+        assert_flat(d.metadata)
+        assert d.metadata["doc_pages"] == "3"  # the PDF's page count (document metadata)
+        pages = json.loads(d.metadata["pages"])
+        assert pages[0] == d.metadata["page"] and all(isinstance(p, int) for p in pages)
+        assert all(doc.text[s:e] in d.page_content for s, e in metadata_spans(d.metadata))
+        assert {doc.page_at(s) for s, _ in metadata_spans(d.metadata)} <= set(pages)
+    assert [r.pages for r in lc.from_documents(docs)] == [
+        c.pages for c in make_chunker("structure").chunk(doc)
+    ]
 
 
 # --- LlamaIndex -----------------------------------------------------------------------------

@@ -11,7 +11,9 @@ a record onto a flat metadata dict, defined here:
   ``[[start, end], ...]``, ``section``, ``page``, ``pages``, ``header``, ``kind``) and the
   document's metadata (canonical names, string values) beside them, flat, so that vector
   stores can filter on ``issuer`` or ``year``. A document field named like one of the
-  record's is refused rather than overwritten.
+  record's is carried as ``doc_`` and its name (a PDF's page count ``pages`` as
+  ``doc_pages``) and read back under its own; a document field already named so
+  (``doc_kind``) is refused, as it would be read back as another.
 
 Flat metadata (``flat=True``; what the framework classes of
 :mod:`finchunk.adapters.langchain` and :mod:`finchunk.adapters.llama_index` write by
@@ -50,27 +52,37 @@ HIT_KEYS = ("rank", "score", "title", "citations")
 ADDED_KEYS = (*HIT_KEYS, "start_index")
 
 
+_DOC = "doc_"
+
+
+def _record_key(key: str) -> str:
+    """A document field's name as :func:`record_metadata` wrote it, read back."""
+    name = key.removeprefix(_DOC)
+    return name if key[:4] == _DOC and name in RECORD_KEYS else key
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
 def record_metadata(record: ChunkRecord, flat: bool = False) -> dict[str, Any]:
     """The metadata of ``record``: its fields (:data:`RECORD_KEYS`), then its document's
-    metadata; :class:`InputError` when a document field shadows a record key. ``flat``:
-    scalar values only (lists as JSON strings, no page as 0; see the module's text)."""
+    metadata (a field named like a record key as ``doc_`` and its name; :class:`InputError`
+    for a field named ``doc_`` and a record key). ``flat``: scalar values only (lists as
+    JSON strings, no page as 0; see the module's text)."""
     row = record.to_json()
     out: dict[str, Any] = {"chunk_id": row.pop("id")}
     out.update((k, row[k]) for k in RECORD_KEYS[1:])
     if flat:
         out.update((k, _json(out[k])) for k in _LISTS)
         out["page"] = out["page"] or 0
-    clash = sorted(k for k in record.metadata if k in out)
+    clash = sorted(k for k in record.metadata if _record_key(k) != k)
     if clash:
         raise InputError(
             f"{record.id}: document metadata field(s) {', '.join(clash)} clash with the "
-            "chunk's own; rename them in the document's metadata"
+            "chunk's own (doc_ and a chunk field); rename them in the document's metadata"
         )
-    out.update(record.metadata)
+    out.update((_DOC + k if k in RECORD_KEYS else k, v) for k, v in record.metadata.items())
     return out
 
 
@@ -89,7 +101,9 @@ def metadata_record(text: str, metadata: Mapping[str, Any], where: str) -> Chunk
     obj["id"] = obj.pop("chunk_id")
     obj["text"] = text
     obj["metadata"] = {
-        k: v for k, v in metadata.items() if k not in RECORD_KEYS and k not in ADDED_KEYS
+        _record_key(k): v
+        for k, v in metadata.items()
+        if k not in RECORD_KEYS and k not in ADDED_KEYS
     }
     return ChunkRecord.from_json(obj, where)
 

@@ -172,7 +172,8 @@ def _splitter_class() -> type:
         chunker. ``split_text`` gives the chunks' texts; ``split_documents`` and
         ``create_documents`` give documents whose metadata holds the spans (``page_content
         [start:end]`` of the input is each span's text), the input's metadata beside them
-        (fields named like the chunk's own, such as ``page``, are replaced by the chunk's),
+        (a field named like one of the chunk's own, such as a PDF loader's ``page``, as
+        ``doc_page``),
         and ``start_index`` (the first span's start) with ``add_start_index=True``.
 
         A document's id (the chunks' ``doc_id``): its ``id``, else its metadata's

@@ -235,7 +235,8 @@ def _node_parser_class() -> type:
         the context header on unless ``header=False``, as ``finchunk chunk``) or a finchunk
         chunker. The nodes are :func:`to_nodes`'s, their document the input (``doc_id`` and
         ``SOURCE`` its id; ``text[start:end]`` of the input for each span); its metadata is
-        carried as strings, fields named like the chunk's own replaced by the chunk's.
+        carried as strings (a field named like one of the chunk's own as ``doc_`` and its
+        name).
         """
 
         chunker: Any = Field(default="structure", description="Strategy name or chunker.")

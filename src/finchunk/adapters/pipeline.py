@@ -143,14 +143,16 @@ def text_doc_id(text: str, metadata: Mapping[str, Any], given: str | None = None
 
 def text_document(text: str, doc_id: str, metadata: Mapping[str, Any] | None = None) -> Document:
     """``text`` parsed as Markdown (plain text is Markdown without markup): the document
-    whose ``text`` is exactly ``text``, so that its chunks' spans index it. The metadata's
-    fields named like a chunk's own (``page``, ``spans``, ``doc_id`` …) are left out: the
-    chunk's values take their place."""
-    from finchunk.adapters import ADDED_KEYS, RECORD_KEYS
+    whose ``text`` is exactly ``text``, so that its chunks' spans index it. The metadata
+    is the document's but for ``doc_id`` (the id, :func:`text_doc_id`) and what the
+    adapters add to a chunk's (a search hit's ``score`` …, ``start_index``); a field named
+    like a chunk's own (a PDF loader's ``page``) is kept, as ``doc_page`` in the chunks'
+    metadata (:func:`finchunk.adapters.record_metadata`)."""
+    from finchunk.adapters import ADDED_KEYS
     from finchunk.parse.markdown import parse_markdown
     from finchunk.retrieve.metadata import canonical_field
 
-    dropped = set(RECORD_KEYS) | set(ADDED_KEYS)
+    dropped = {"doc_id", *ADDED_KEYS}
     meta = {k: v for k, v in (metadata or {}).items() if canonical_field(k) not in dropped}
     return parse_markdown(text, doc_id, metadata=meta)
 
