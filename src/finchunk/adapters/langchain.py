@@ -93,6 +93,10 @@ def from_documents(documents: Iterable[Document]) -> list[ChunkRecord]:
 # --- the classes, made on first use -------------------------------------------------------------
 
 
+#: The retriever's fields that are ``finchunk search`` options.
+_SEARCH_FIELDS = ("k", "retriever", "filters", "auto_filter", "budget", "distinct", "per_entity")
+
+
 def _retriever_class() -> type:
     retrievers = import_extra("langchain_core.retrievers", EXTRA, "a LangChain retriever")
     from pydantic import ConfigDict, PrivateAttr
@@ -132,15 +136,7 @@ def _retriever_class() -> type:
 
         def search_options(self) -> Any:
             """The :class:`~finchunk.retrieve.search.SearchOptions` of the fields now."""
-            return search_options(
-                k=self.k,
-                retriever=self.retriever,
-                filters=self.filters,
-                auto_filter=self.auto_filter,
-                budget=self.budget,
-                distinct=self.distinct,
-                per_entity=self.per_entity,
-            )
+            return search_options(**{f: getattr(self, f) for f in _SEARCH_FIELDS})
 
         def search(self, query: str) -> Any:
             """The :class:`~finchunk.retrieve.search.SearchResult` (hits, notes, filters)."""
@@ -157,27 +153,31 @@ def _retriever_class() -> type:
     return FinchunkRetriever
 
 
+def _split_documents(records: list[ChunkRecord], flat: bool, start_index: bool) -> list[Any]:
+    """A splitter's documents of ``records`` (``start_index``: the first span's start)."""
+    cls = _document_class()
+    out = []
+    for r in records:
+        meta = record_metadata(r, flat)
+        if start_index:
+            meta["start_index"] = min(s for s, _ in r.spans)
+        out.append(cls(page_content=r.text, metadata=meta, id=r.id))
+    return out
+
+
 def _splitter_class() -> type:
     base = import_extra("langchain_text_splitters", EXTRA, "a LangChain text splitter")
 
     from finchunk.adapters.pipeline import make_splitter, text_doc_id, text_records
 
     class FinchunkSplitter(base.TextSplitter):  # type: ignore[misc, name-defined]
-        """finchunk's chunkers as a LangChain ``TextSplitter``.
-
-        Each text (a document's ``page_content``) is parsed as Markdown, which plain text
-        is too, and chunked by ``chunker``: a strategy name (``structure``, ``recursive``,
-        ``fixed``, ``bytitle``, ``tokens``, with ``size``, ``overlap``, ``split_tables``;
-        the context header on unless ``header=False``, as ``finchunk chunk``) or a finchunk
-        chunker. ``split_text`` gives the chunks' texts; ``split_documents`` and
-        ``create_documents`` give documents whose metadata holds the spans (``page_content
-        [start:end]`` of the input is each span's text), the input's metadata beside them
-        (a field named like one of the chunk's own, such as a PDF loader's ``page``, as
-        ``doc_page``),
-        and ``start_index`` (the first span's start) with ``add_start_index=True``.
-
-        A document's id (the chunks' ``doc_id``): its ``id``, else its metadata's
-        ``doc_id`` or ``source``, else a digest of its text.
+        """finchunk's chunkers as a LangChain ``TextSplitter``: each text is parsed as
+        Markdown (plain text too) and chunked by ``chunker``, a strategy name (options
+        ``size``, ``overlap``, ``split_tables``; the header on unless ``header=False``) or
+        a finchunk chunker. Documents: spans into the input's ``page_content``, its metadata
+        beside them (a field named like a chunk's, a loader's ``page``, as ``doc_page``),
+        ``start_index`` with ``add_start_index=True``; ``doc_id`` the input's ``id``, else
+        its metadata's ``doc_id`` or ``source``, else a digest of its text.
         """
 
         def __init__(
@@ -195,25 +195,16 @@ def _splitter_class() -> type:
                 chunker, size=size, overlap=overlap, header=header, split_tables=split_tables
             )
             self.flat = flat
-            n = size or 1
-            super().__init__(
-                chunk_size=max(n, overlap or 0), chunk_overlap=0, add_start_index=add_start_index
-            )
+            n = max(size or 1, overlap or 0)  # TextSplitter's checks; finchunk's chunker sizes
+            super().__init__(chunk_size=n, chunk_overlap=0, add_start_index=add_start_index)
 
         def split_text(self, text: str) -> list[str]:
             return [r.text for r in text_records(text, text_doc_id(text, {}), self.chunker)]
 
         def _split(self, text: str, metadata: dict[str, Any], doc_id: str | None) -> list[Any]:
-            cls = _document_class()
             doc_id = text_doc_id(text, metadata, doc_id)
             records = text_records(text, doc_id, self.chunker, metadata)
-            out = []
-            for r in records:
-                meta = record_metadata(r, self.flat)
-                if self._add_start_index:
-                    meta["start_index"] = min(s for s, _ in r.spans)
-                out.append(cls(page_content=r.text, metadata=meta, id=r.id))
-            return out
+            return _split_documents(records, self.flat, self._add_start_index)
 
         def create_documents(
             self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None

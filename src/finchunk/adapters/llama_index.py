@@ -160,16 +160,10 @@ def _retriever_class() -> type:
     from finchunk.adapters.pipeline import IndexSearch, search_options
 
     class FinchunkRetriever(base.BaseRetriever):  # type: ignore[misc, name-defined]
-        """``finchunk search`` as a LlamaIndex retriever.
-
-        ``index``: an index directory (opened once, held until :meth:`close`) or an opened
-        :class:`finchunk.retrieve.store.Index`. The options are ``finchunk search``'s: ``k``
-        (5), ``retriever`` (``auto``: chosen per question; or ``bm25``, ``dense``,
-        ``hybrid``, ``bm25/splade@100+0.5`` …), ``filters`` (``{"issuer": "Repsol"}`` or
-        ``["year=2024"]``), ``auto_filter``, ``budget`` (characters), ``distinct``
-        (``none``, ``page``, ``document``), ``per_entity``; ``embedder`` for a dense search
-        when the index's own is not to be used. Bad options raise
-        :class:`~finchunk.errors.InputError` here, not at the first question.
+        """``finchunk search`` as a LlamaIndex retriever: ``index`` a directory (opened
+        once, held until :meth:`close`) or an opened index; the options ``finchunk search``
+        takes (``k``, ``retriever`` ``auto``, ``filters``, ``auto_filter``, ``budget``,
+        ``distinct``, ``per_entity``, ``embedder``), checked here (InputError).
         """
 
         def __init__(
