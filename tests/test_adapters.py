@@ -117,13 +117,17 @@ def test_langchain_from_a_foreign_document_says_what_is_missing() -> None:
         from_document(LCDocument(page_content="x", metadata={"source": "a.txt"}))
 
 
-def test_document_metadata_shadowing_a_chunk_field_is_refused() -> None:
+def test_document_metadata_named_like_a_chunk_field_is_kept_beside_it() -> None:
     pytest.importorskip("langchain_core", reason=LANGCHAIN)
-    from finchunk.adapters.langchain import to_documents
+    from finchunk.adapters.langchain import from_documents, to_documents
 
     _, recs = corpus()
-    bad = ChunkRecord(recs[0].id, "repsol", recs[0].spans, recs[0].text, metadata={"kind": "x"})
-    with pytest.raises(InputError, match="field.s. kind clash"):
+    shadow = ChunkRecord(recs[0].id, "repsol", recs[0].spans, recs[0].text, metadata={"kind": "x"})
+    (doc,) = to_documents([shadow])
+    assert doc.metadata["kind"] == "text" and doc.metadata["doc_kind"] == "x"
+    assert from_documents([doc]) == [shadow]
+    bad = ChunkRecord(recs[0].id, "repsol", recs[0].spans, recs[0].text, metadata={"doc_kind": "x"})
+    with pytest.raises(InputError, match="field.s. doc_kind clash"):
         to_documents([bad])
 
 
