@@ -409,14 +409,29 @@ def print_error(message: str) -> None:
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+INTERRUPTED_EXIT = 130
+
+
+def print_interrupted(note: str = "") -> None:
+    """``interrupted: NOTE`` (what the command kept) as one line on stderr."""
+    line = f"interrupted: {note}" if note else "interrupted"
+    err_console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
+
+
 @contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn finchunk's own errors into one clear line on stderr and exit status 2."""
+def user_errors(interrupted: str | Callable[[], str] = "") -> Iterator[None]:
+    """Turn finchunk's own errors into one clear line on stderr and exit status 2, and
+    Ctrl-C into one ``interrupted:`` line saying what was kept (``interrupted``: the note,
+    or what works it out once the command has stopped) and exit status 130."""
     try:
         yield
     except FinchunkError as exc:
         print_error(str(exc))
         raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        print_interrupted(interrupted() if callable(interrupted) else interrupted)
+        raise typer.Exit(INTERRUPTED_EXIT) from None
 
 
 def resolve_on_error(option: str | None, inputs: Sequence[Path]) -> tuple[Any, bool]:
