@@ -466,6 +466,26 @@ def report_skipped(skipped: Sequence[tuple[str, str]], exit_on_skip: bool) -> No
         raise typer.Exit(1)
 
 
+#: The most files of other types named one by one; the rest are counted by type.
+MAX_UNSUPPORTED_NAMED = 20
+
+
+def report_unsupported(unsupported: Sequence[tuple[str, str]]) -> None:
+    """One ``skipped:`` line per file of a type not read found in a folder (its reason
+    names it and its type), the first :data:`MAX_UNSUPPORTED_NAMED`; then one line counting
+    the rest by type. A note only: they do not change the exit status."""
+    from collections import Counter
+
+    for _, reason in unsupported[:MAX_UNSUPPORTED_NAMED]:
+        err_console.print(f"[yellow]skipped:[/] {escape(reason)}", highlight=False, soft_wrap=True)
+    rest = unsupported[MAX_UNSUPPORTED_NAMED:]
+    if rest:
+        kinds = Counter(Path(path).suffix.lower() or "no suffix" for path, _ in rest)
+        counts = ", ".join(f"{kind} {n:,}" for kind, n in sorted(kinds.items()))
+        line = f"{len(rest):,} more files of types not read ({counts})"
+        err_console.print(f"[yellow]skipped:[/] {escape(line)}", highlight=False, soft_wrap=True)
+
+
 #: Seconds between two plain progress lines (stderr not a terminal).
 PROGRESS_EVERY_S = 5.0
 

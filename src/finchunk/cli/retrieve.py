@@ -37,6 +37,7 @@ from finchunk.cli.common import (
     parse_list,
     print_warning,
     report_skipped,
+    report_unsupported,
     resolve_on_error,
     stage_bars,
     user_errors,
@@ -104,7 +105,9 @@ def index_cmd(
     left = _interrupt_note(target)
     with user_errors(left):
         mode, exit_on_skip = resolve_on_error(on_error, inputs or [])
-        sources = file_sources(inputs) if inputs else []
+        unsupported: list[tuple[str, str]] = []
+        sources = file_sources(inputs, unsupported) if inputs else []
+        report_unsupported(unsupported)
         if docs is not None:
             from finchunk.lesson import read_documents
 
