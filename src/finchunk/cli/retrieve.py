@@ -233,6 +233,12 @@ def search_cmd(
         int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full", help="Print each result's whole text (default: a one-line snippet)."
+        ),
+    ] = False,
     hnsw: Annotated[
         bool, typer.Option(help="PostgreSQL: dense search by the HNSW index (approximate).")
     ] = False,
@@ -241,7 +247,8 @@ def search_cmd(
         typer.Option(help="With --hnsw: candidates kept (default 100; more: better recall)."),
     ] = None,
 ) -> None:
-    """Search an index; every result cites its document and character spans."""
+    """Search an index; every result cites its document and character spans (in --json
+    and --full; the list shows a line of each result's text)."""
     from finchunk.cli.render import print_hits
     from finchunk.retrieve.deliver import Delivery
     from finchunk.retrieve.filters import parse_filters
@@ -271,7 +278,7 @@ def search_cmd(
         if json_out:
             typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         else:
-            print_hits(console, err_console, result)
+            print_hits(console, err_console, result, full=full)
 
 
 def ask_cmd(
