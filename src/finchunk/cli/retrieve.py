@@ -247,8 +247,7 @@ def search_cmd(
         typer.Option(help="With --hnsw: candidates kept (default 100; more: better recall)."),
     ] = None,
 ) -> None:
-    """Search an index; every result cites its document and character spans (in --json
-    and --full; the list shows a line of each result's text)."""
+    """Search an index; each result cites its document (spans with --full and --json)."""
     from finchunk.cli.render import print_hits
     from finchunk.retrieve.deliver import Delivery
     from finchunk.retrieve.filters import parse_filters
