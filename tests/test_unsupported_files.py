@@ -94,3 +94,8 @@ def test_a_folder_of_other_types_only_is_an_error_naming_one(tmp_path: Path) -> 
         f"no supported documents found in {docs} (only files of other types: {docs}/a.docx: "
         f".docx is not a supported format ({SUPPORTED_FORMATS}); and 1 more)"
     )
+    (docs / "a.docx").unlink()
+    (docs / "b.docx").unlink()
+    with pytest.raises(InputError) as err:
+        file_sources([docs])
+    assert str(err.value) == f"no supported documents found in {docs}"

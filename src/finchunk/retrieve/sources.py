@@ -211,13 +211,11 @@ def file_sources(
     if unsupported is not None:
         unsupported += [(os_text(f), unsupported_reason(f)) for f in others]
     if not listed:
-        found_else = f" (only files of other types: {unsupported_reason(others[0])}"
-        more = f"; and {len(others) - 1:,} more)" if len(others) > 1 else ")"
-        raise InputError(
-            "no supported documents found in "
-            + ", ".join(map(str, paths))
-            + (found_else + more if others else "")
-        )
+        held = ""
+        if others:
+            more = f"; and {len(others) - 1:,} more" if len(others) > 1 else ""
+            held = f" (only files of other types: {unsupported_reason(others[0])}{more})"
+        raise InputError("no supported documents found in " + ", ".join(map(str, paths)) + held)
     found = {doc_id: (f, key) for doc_id, f, key in listed}  # the last listing wins
     if len(found) < len(listed):
         _check_unique(listed)
