@@ -184,6 +184,15 @@ def corpus() -> Iterator[tuple[str, bytes]]:
     yield "cp1252.htm", b"<html><body><p>\x93Quoted\x94 \x80 5 caf\xe9</p></body></html>"
     yield "utf16_bom.htm", "\ufeff<html><body><p>UTF-16 text.</p></body></html>".encode("utf-16-le")
     yield "nul.htm", b"<html>\x00<body>x</body></html>"
+    # Files read cleanly by another encoding than the declared one (:data:`CLEAN_DECODINGS`).
+    page = "<html><body><p>\u201cCafé\u201d: año fiscal, 5 €</p></body></html>"
+    meta = '<html><head><meta charset="{}"></head>'
+    yield "latin1_as_utf8.htm", page.replace("<html>", meta.format("utf-8")).encode("cp1252")
+    yield "latin1_as_utf16.htm", page.replace("<html>", meta.format("utf-16")).encode("cp1252")
+    yield "utf8_as_big5.htm", page.replace("<html>", meta.format("big5")).encode()
+    yield "utf16_be_bom.htm", ("\ufeff" + page).encode("utf-16-be")
+    yield "utf16_le_nobom.htm", page.encode("utf-16-le")
+    yield "utf16_be_nobom.htm", page.encode("utf-16-be")
     yield "deep_divs.htm", b"<div>" * 40_000 + b"text"
     yield "deep_spans.htm", b"<span>" * 40_000 + b"text"
     yield "unclosed_tags.htm", b"<table><tr><td>" * 5_000 + b"x"
@@ -283,6 +292,12 @@ def corpus() -> Iterator[tuple[str, bytes]]:
     )
 
 
+#: Corpus files whose bytes one common encoding reads without replacing any: no U+FFFD in
+#: their text (another encoding than the declared one is said in a warning).
+CLEAN_DECODINGS = (
+    "latin1_as_utf8.htm", "latin1_as_utf16.htm", "utf8_as_big5.htm", "utf16_bom.htm",
+    "utf16_be_bom.htm", "utf16_le_nobom.htm", "utf16_be_nobom.htm", "cp1252.htm",
+)  # fmt: skip
 FACT_SUFFIXES = frozenset({".json", ".xml"})
 
 

@@ -176,7 +176,7 @@ def test_index_removes_documents_only_with_prune(tmp_path: Path) -> None:
             '<meta charset="latin1"><p>“Café” \x81</p>',
             False,
         ),
-        (b'<meta charset="utf-8"><p>Caf\xe9</p>', '<meta charset="utf-8"><p>Caf\ufffd</p>', True),
+        (b'<meta charset="utf-8"><p>Caf\xe9</p>', '<meta charset="utf-8"><p>Café</p>', True),
         (b"\xef\xbb\xbfCaf\xc3\xa9", "Café", False),
         (b"\xff\xfeh\x00i\x00", "hi", False),
     ],
@@ -185,6 +185,74 @@ def test_decoding_follows_whatwg(data: bytes, text: str, warns: bool) -> None:
     decoded, warning = decode_page(data)
     assert decoded.endswith(text) and not decoded.startswith("\ufeff")
     assert (warning is not None) == warns
+
+
+LATIN1_PAGE = "<html><body><p>\u201cCafé\u201d, año fiscal: 5 €</p></body></html>"
+
+
+@pytest.mark.parametrize(
+    ("data", "warning"),
+    [
+        (  # Latin-1/Windows-1252 bytes under charset=utf-8
+            LATIN1_PAGE.replace("<html>", '<html><meta charset="utf-8">').encode("cp1252"),
+            "declared utf-8 but the bytes are windows-1252; read as windows-1252",
+        ),
+        (  # a UTF-16 declaration on 8-bit text
+            LATIN1_PAGE.replace("<html>", '<html><meta charset="utf-16">').encode("cp1252"),
+            "declared utf-16 but the bytes are windows-1252; read as windows-1252",
+        ),
+        (  # UTF-8 bytes under a declaration of a multi-byte encoding they are not
+            LATIN1_PAGE.replace("<html>", '<html><meta charset="euc-kr">').encode(),
+            "declared euc-kr but the bytes are utf-8; read as utf-8",
+        ),
+        ("\ufeff" + LATIN1_PAGE, None),  # real UTF-16 with a BOM (below, LE and BE)
+        (LATIN1_PAGE, "no byte-order mark or charset but the bytes are UTF-16LE; read as UTF-16LE"),
+    ],
+)
+@pytest.mark.parametrize("utf16", ["utf-16-le", "utf-16-be"])
+def test_a_clean_decoding_is_used_rather_than_replacing_bytes(
+    data: bytes | str, warning: str | None, utf16: str, tmp_path: Path
+) -> None:
+    if isinstance(data, str):  # a UTF-16 case
+        data, warning = data.encode(utf16), warning and warning.replace("LE", utf16[-2:].upper())
+    decoded, said = decode_page(data)
+    assert "\ufffd" not in decoded and "\x00" not in decoded
+    assert decoded.endswith(LATIN1_PAGE.removeprefix("<html>")) and said == warning
+    page = tmp_path / "page.htm"
+    page.write_bytes(data)
+    doc = load(page)
+    assert "\u201cCafé\u201d, año fiscal: 5 €" in doc.text
+    assert doc.metadata.get("warning") == warning
+
+
+@pytest.mark.parametrize(
+    ("data", "replaced"),
+    [
+        # mostly UTF-8 with a stray byte: read as declared (no encoding reads it cleanly)
+        ('<meta charset="utf-8"><p>Año, €, ©</p>'.encode() + b"\xe9 x", "UTF-8"),
+        # a one-byte declaration with an undefined byte is not Windows-1252 text
+        ('<meta charset="windows-1251"><p>Год</p>'.encode("cp1251") + b"\x98", "windows-1251"),
+        # nor is a multi-byte one
+        (b'<meta charset="shift_jis"><p>\x82\xa0\x82</p>', "shift_jis"),
+    ],
+)
+def test_a_file_no_common_encoding_reads_cleanly_is_read_as_declared(
+    data: bytes, replaced: str
+) -> None:
+    decoded, warning = decode_page(data)
+    assert decoded.count("\ufffd") == 1
+    assert warning == f"1 byte sequence(s) that are not {replaced} were replaced by U+FFFD"
+
+
+def test_utf16_is_told_by_its_nuls_only_when_it_decodes() -> None:
+    from finchunk.parse.encoding import utf16_by_nuls
+
+    assert utf16_by_nuls("<p>Text</p>".encode("utf-16-le")) == "utf-16-le"
+    assert utf16_by_nuls("<p>Text</p>".encode("utf-16-be")) == "utf-16-be"
+    assert utf16_by_nuls("<p>Text</p>".encode("utf-16-le")[:-1]) is None  # odd length
+    assert utf16_by_nuls("<p>T</p>".encode("utf-16-le") + b"\x00\xdc") is None  # lone surrogate
+    assert utf16_by_nuls(b"<html>\x00<body>x</body></html>") is None  # one NUL: binary
+    assert utf16_by_nuls(b"\x00" * 64) is None
 
 
 def test_cut_utf8_file_keeps_its_text_and_warns(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile_corpus import corpus, run_file, write_corpus
+from tests.hostile_corpus import CLEAN_DECODINGS, corpus, run_file, write_corpus
 
 #: Seconds one command may take on one file: linear code needs a few at most on a busy
 #: machine; a hang is what this limit catches.
@@ -42,3 +42,18 @@ def test_corpus_outcomes(corpus_dir: Path, name: str, ok: bool, tmp_path: Path) 
     assert all((o.exit_code == 0) is ok for o in outcomes), [
         (o.command, o.output) for o in outcomes
     ]
+
+
+@pytest.mark.parametrize("name", CLEAN_DECODINGS)
+def test_no_replacement_character_where_a_clean_decoding_exists(
+    corpus_dir: Path, name: str
+) -> None:
+    from finchunk.parse import load
+
+    doc = load(corpus_dir / name)
+    assert "\ufffd" not in doc.text and "\x00" not in doc.text
+    assert any(w in doc.text for w in ("“Café”: año fiscal, 5 €", "Quoted", "UTF-16 text")), (
+        doc.text
+    )
+    warning = doc.metadata.get("warning")
+    assert warning is None or " but the bytes are " in warning

@@ -215,3 +215,43 @@ def test_section_below_title_drops_only_a_repeated_title():
 
     assert section_below_title("Informe  2023", ("informe 2023", "2. Cifras")) == ("2. Cifras",)
     assert section_below_title("Informe", ("Resumen", "Informe")) == ("Resumen", "Informe")
+
+
+LONG_DOC = (
+    "# Informe\n\n## Riesgos\n\n"
+    + " ".join(["Texto de relleno sin interés."] * 12)
+    + (" Los gastos corrientes del fondo son del 1,25 % anual del patrimonio, cobrados a diario.")
+    + "\n"
+)
+
+
+def test_search_lists_one_line_of_each_result_and_full_prints_the_texts(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "largo.md").write_text(LONG_DOC, encoding="utf-8")
+    idx = tmp_path / "idx"
+    assert runner.invoke(app, ["index", str(tmp_path / "docs"), "-o", str(idx)]).exit_code == 0
+    r = runner.invoke(app, ["search", str(idx), "gastos corrientes", "-k", "5"])
+    assert r.exit_code == 0, r.output
+    head, line = r.stdout.splitlines()  # one result: its citation and a snippet
+    assert head.startswith("#1  ") and "largo  Informe · Riesgos" in head
+    assert line.startswith("    …") and "gastos corrientes" in line  # around the terms
+    assert len(line) > 80  # piped: not wrapped at 80 columns
+    full = runner.invoke(app, ["search", str(idx), "gastos corrientes", "--full"])
+    assert full.exit_code == 0
+    assert (
+        "chars " in full.stdout and " ".join(["Texto de relleno sin interés."] * 12) in full.stdout
+    )
+    assert "cobrados a diario." in full.stdout
+
+
+def test_a_snippet_is_one_line_around_the_query_terms():
+    from finchunk.cli.render import snippet
+
+    text = "Primera frase.\n\n" + "relleno " * 30 + "los gastos corrientes suben. Final."
+    line = snippet(text, "gastos corrientes", 60)
+    assert "\n" not in line.plain and len(line.plain) <= 60
+    assert line.plain.startswith("…") and "gastos corrientes" in line.plain
+    bold = {line.plain[s.start : s.end] for s in line.spans}
+    assert bold == {"gastos", "corrientes"}
+    assert snippet("Corto.", "nada", 60).plain == "Corto."
+    assert snippet("gastos " + "x" * 100, "gastos", 30).plain == "gastos " + "x" * 22 + "…"

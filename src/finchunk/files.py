@@ -15,6 +15,21 @@ from typing import Any
 
 from finchunk.errors import DamagedIndexError, InputError, ParseError
 
+#: The environment variable naming finchunk's cache folder (``off``: no cache).
+CACHE_ENV = "FINCHUNK_CACHE_DIR"
+_CACHE_OFF = {"off", "none", "0", ""}
+
+
+def cache_root() -> Path | None:
+    """finchunk's cache folder (embeddings, help pages at other widths):
+    ``$FINCHUNK_CACHE_DIR``, else ``$XDG_CACHE_HOME/finchunk``, else ``~/.cache/finchunk``;
+    None when ``FINCHUNK_CACHE_DIR`` is ``off``."""
+    env = os.environ.get(CACHE_ENV)
+    if env is not None:
+        return None if env.strip().lower() in _CACHE_OFF else Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "finchunk"
+
 
 def is_database_url(target: object) -> bool:
     """True for ``postgresql://…`` (and ``postgres://…``) index locations."""

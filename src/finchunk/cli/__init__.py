@@ -11,7 +11,9 @@
 * :mod:`~finchunk.cli.helppages` — the pre-rendered ``--help`` pages.
 
 Importing this package imports nothing else: ``app`` is imported on first use, and
-:func:`main` answers ``--help`` from the stored pages before importing it.
+:func:`main` answers ``--help`` from the stored pages (at 80 columns; at another width,
+from the cache, or rendered and kept there: :mod:`finchunk.cli.helppages`) before importing
+it.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ __all__ = ["app", "main"]
 def main() -> None:
     """The ``finchunk`` command: a stored help page when that is all that is asked, else
     the app."""
-    from finchunk.cli.helppages import cached_page
+    from finchunk.cli.helppages import cached_page, main_page
 
     page = cached_page(sys.argv[1:])
+    if page is None:
+        page = main_page(sys.argv[1:])
     if page is not None:
         sys.stdout.write(page)
         return

@@ -39,6 +39,7 @@ from finchunk.cli.common import (
     print_warning,
     progress_bar,
     report_skipped,
+    report_unsupported,
     resolve_on_error,
     user_errors,
     watched_embedder,
@@ -88,7 +89,9 @@ def chunk(
         check_output(out)  # before any work, not after it
         mode, exit_on_skip = resolve_on_error(on_error, files)
         chunker = make_chunker(strategy, size=size, overlap=overlap, header=header)
-        sources = file_sources(files)
+        unsupported: list[tuple[str, str]] = []
+        sources = file_sources(files, unsupported)
+        report_unsupported(unsupported)
         try:
             n = write_chunks(out, _records(sources, chunker, mode, skipped))
         finally:

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 import typer
+from rich.columns import Columns
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 from rich.text import Text
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
@@ -43,11 +45,59 @@ err_console = Console(stderr=True)
 
 def _plain_help(command: Any, ctx: typer.Context, params: list[Any]) -> list[Any]:
     """Flags (``--json``, ``--help``, ``--header/--no-header``) take no value: no ``<bool>``
-    beside them in the help."""
+    beside them in the help; brackets in a help text are text (``finchunk[postgres]``), not
+    rich markup (escaped once per parameter)."""
     for p in params:
         if isinstance(p, TyperOption) and p.is_flag and p.metavar is None:
             p.metavar = ""
+        if p.help and "[" in p.help and not getattr(p, "_finchunk_escaped", False):
+            p.help = escape(p.help)
+            p._finchunk_escaped = True
     return params
+
+
+class _FoldTable(Table):
+    """A help table whose cells wrap a word too long for its column onto the next line
+    (rich cuts it to ``…`` by default: ``bm25/dense@100+0…``)."""
+
+    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
+        while len(self.columns) < len(renderables):
+            self.add_column()
+        for column in self.columns:
+            column.overflow = "fold"
+        super().add_row(*renderables, **kwargs)
+
+
+class _FoldColumns(Columns):
+    """The pieces of an option's help (its text, ``[default: ...]``), each folding a word
+    too long for the column instead of cutting it."""
+
+    def __init__(self, renderables: Any = None, *args: Any, **kwargs: Any) -> None:
+        for r in renderables or ():
+            if isinstance(r, Text) and r.overflow is None:
+                r.overflow = "fold"
+        super().__init__(renderables, *args, **kwargs)
+
+
+@contextmanager
+def _folding_help() -> Iterator[None]:
+    """typer's rich help rendered with :class:`_FoldTable` and :class:`_FoldColumns` (its
+    module's names swapped while the page is rendered; left as they are if typer renames
+    them)."""
+    from typer import rich_utils
+
+    names = {"Table": _FoldTable, "Columns": _FoldColumns}
+    saved = {name: getattr(rich_utils, name, None) for name in names}
+    if None in saved.values():
+        yield
+        return
+    for name, cls in names.items():
+        setattr(rich_utils, name, cls)
+    try:
+        yield
+    finally:
+        for name, cls in saved.items():
+            setattr(rich_utils, name, cls)
 
 
 def _usage_pieces(command: Any, ctx: typer.Context) -> list[str]:
@@ -139,12 +189,20 @@ class Command(TyperCommand):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, optional_values(rewrite_aliases(args, self.aliases)))
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with _folding_help():
+            super().format_help(ctx, formatter)
+
 
 class Group(TyperGroup):
     """A finchunk command group (the root, ``facts``, ``bench``): plain flags in its help."""
 
     def get_params(self, ctx: typer.Context) -> list[Any]:
         return _plain_help(self, ctx, super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with _folding_help():
+            super().format_help(ctx, formatter)
 
 
 def aliased(*aliases: Alias) -> type[Command]:
@@ -418,14 +476,29 @@ def print_error(message: str) -> None:
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
 
 
+#: The exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
+INTERRUPTED_EXIT = 130
+
+
+def print_interrupted(note: str = "") -> None:
+    """``interrupted: NOTE`` (what the command kept) as one line on stderr."""
+    line = f"interrupted: {note}" if note else "interrupted"
+    err_console.print(f"[yellow]{escape(line)}[/]", highlight=False, soft_wrap=True)
+
+
 @contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn finchunk's own errors into one clear line on stderr and exit status 2."""
+def user_errors(interrupted: str | Callable[[], str] = "") -> Iterator[None]:
+    """Turn finchunk's own errors into one clear line on stderr and exit status 2, and
+    Ctrl-C into one ``interrupted:`` line saying what was kept (``interrupted``: the note,
+    or what works it out once the command has stopped) and exit status 130."""
     try:
         yield
     except FinchunkError as exc:
         print_error(str(exc))
         raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        print_interrupted(interrupted() if callable(interrupted) else interrupted)
+        raise typer.Exit(INTERRUPTED_EXIT) from None
 
 
 def resolve_on_error(option: str | None, inputs: Sequence[Path]) -> tuple[Any, bool]:
@@ -457,6 +530,26 @@ def report_skipped(skipped: Sequence[tuple[str, str]], exit_on_skip: bool) -> No
         err_console.print(f"[yellow]skipped:[/] {escape(reason)}", highlight=False, soft_wrap=True)
     if skipped and exit_on_skip:
         raise typer.Exit(1)
+
+
+#: The most files of other types named one by one; the rest are counted by type.
+MAX_UNSUPPORTED_NAMED = 20
+
+
+def report_unsupported(unsupported: Sequence[tuple[str, str]]) -> None:
+    """One ``skipped:`` line per file of a type not read found in a folder (its reason
+    names it and its type), the first :data:`MAX_UNSUPPORTED_NAMED`; then one line counting
+    the rest by type. A note only: they do not change the exit status."""
+    from collections import Counter
+
+    for _, reason in unsupported[:MAX_UNSUPPORTED_NAMED]:
+        err_console.print(f"[yellow]skipped:[/] {escape(reason)}", highlight=False, soft_wrap=True)
+    rest = unsupported[MAX_UNSUPPORTED_NAMED:]
+    if rest:
+        kinds = Counter(Path(path).suffix.lower() or "no suffix" for path, _ in rest)
+        counts = ", ".join(f"{kind} {n:,}" for kind, n in sorted(kinds.items()))
+        line = f"{len(rest):,} more files of types not read ({counts})"
+        err_console.print(f"[yellow]skipped:[/] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 #: Seconds between two plain progress lines (stderr not a terminal).

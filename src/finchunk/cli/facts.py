@@ -114,7 +114,10 @@ def load(
     from finchunk.facts.store import FactStore
     from finchunk.facts.values import option_date
 
-    with user_errors():
+    with user_errors(
+        "the files loaded before stay in the store (each file is one transaction); the one "
+        "being loaded was not stored"
+    ):
         given = FilingOverride(accn=accn, form=form, filed=option_date(filed, "--filed"))
         with FactStore(db) as store:
             for report in store.load(files, given):

@@ -351,26 +351,75 @@ def section_below_title(title: str, section: tuple[str, ...]) -> tuple[str, ...]
     return tuple(path)
 
 
-def print_hits(out: Console, err: Console, result: Any) -> None:
-    """Search hits with their citation line; the query's terms in bold in each text."""
+#: The snippet's length when stdout is not a terminal (on one, the terminal's width).
+SNIPPET_CHARS = 160
+#: Characters of context kept before the first query term a snippet is centred on.
+SNIPPET_LEAD = 40
+
+
+def snippet(text: str, query: str, width: int) -> Text:
+    """One line of ``text`` (whitespace runs made one space) of at most ``width``
+    characters: from its start, or from a little before the query's term that opens the
+    window holding the most of them when the start holds fewer, with ``…`` where it was
+    cut; the query's terms in bold."""
+    from finchunk.retrieve.search import term_spans
+
+    flat = " ".join(text.split())
+    spans = term_spans(flat, query)
+    width = max(width, 20)
+
+    def held(at: int) -> int:
+        return len({flat[s:e].casefold() for s, e in spans if s >= at and e <= at + width - 2})
+
+    start, best = 0, held(0)
+    for s, _ in spans[:50]:
+        at = max(0, s - min(SNIPPET_LEAD, width // 4))
+        space = flat.find(" ", at, s)
+        at = space + 1 if space >= 0 else at
+        if held(at) > best:
+            start, best = at, held(at)
+    lead = "…" if start else ""
+    room = width - len(lead)
+    end = start + room
+    if end < len(flat):
+        end -= 1  # room for the closing …
+    line = Text(lead + flat[start:end] + ("…" if end < len(flat) else ""))
+    shift = len(lead) - start
+    for s, e in spans:
+        if s >= start and e <= end:
+            line.stylize("bold yellow", s + shift, e + shift)
+    return line
+
+
+def print_hits(out: Console, err: Console, result: Any, full: bool = False) -> None:
+    """Search hits, two lines each: the citation (rank, score, document, title, section,
+    page) and a one-line snippet of the cited text, the query's terms in bold; ``full``:
+    the whole text of each chunk instead, and its character spans. Lines are never wrapped
+    by the console (piped output is one line a line; a terminal wraps long ones itself)."""
     from finchunk.retrieve.search import term_spans
 
     for note in result.notes:
-        err.print(Text(note, style="dim"))
+        err.print(Text(note, style="dim"), soft_wrap=True)
     if not result.hits:
         out.print("no results")
+    width = (out.width if out.is_terminal else SNIPPET_CHARS) - 4
     for h in result.hits:
         where = " > ".join(section_below_title(h.title, h.section)) or "(no section)"
         page = f" · p. {h.page}" if h.page is not None else ""
-        spans = ", ".join(f"{s}:{e}" for s, e in h.spans)
         head = Text(f"#{h.rank}  {h.score:.4f}  ", style="bold")
         head.append(f"{h.doc_id}", style="cyan")
-        head.append(f"  {h.title} · {where}{page} · chars {spans}")
+        head.append(f"  {h.title} · {where}{page}")
+        if not full:
+            out.print(head, soft_wrap=True)
+            cited = " … ".join(h.citations) if h.citations else h.text
+            out.print(Text("    ").append_text(snippet(cited, result.query, width)), soft_wrap=True)
+            continue
+        head.append(" · chars " + ", ".join(f"{s}:{e}" for s, e in h.spans))
         body = Text(h.text)
         for s, e in term_spans(h.text, result.query):
             body.stylize("bold yellow", s, e)
-        out.print(head)
-        out.print(body)
+        out.print(head, soft_wrap=True)
+        out.print(body, soft_wrap=not out.is_terminal)
         out.print()
 
 

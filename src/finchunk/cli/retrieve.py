@@ -5,6 +5,8 @@ when a command runs."""
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Annotated
@@ -37,6 +39,7 @@ from finchunk.cli.common import (
     parse_list,
     print_warning,
     report_skipped,
+    report_unsupported,
     resolve_on_error,
     stage_bars,
     user_errors,
@@ -100,9 +103,13 @@ def index_cmd(
     cluster (the index is the same)."""
     from finchunk.retrieve.build import IndexConfig, document_sources, file_sources
 
-    with user_errors():
+    target = to or out
+    left = _interrupt_note(target)
+    with user_errors(left):
         mode, exit_on_skip = resolve_on_error(on_error, inputs or [])
-        sources = file_sources(inputs) if inputs else []
+        unsupported: list[tuple[str, str]] = []
+        sources = file_sources(inputs, unsupported) if inputs else []
+        report_unsupported(unsupported)
         if docs is not None:
             from finchunk.lesson import read_documents
 
@@ -118,11 +125,65 @@ def index_cmd(
             bm25_params(bm25_k1, bm25_b, bm25_prefix),
         )
         with work_on(dask, dask_parts, mode) as work, stage_bars() as bars:
-            report = _build(sources, to or out, config, bars, work, (prune, mode))
+            report = _build(sources, target, config, bars, work, (prune, mode))
         for source, warning in report.warnings:
             print_warning(source, warning)
         console.print(f"{report.path}: {report.summary()}")
     report_skipped(report.skipped, exit_on_skip)
+
+
+def _interrupt_note(target: str | Path) -> Callable[[], str]:
+    """What says, after Ctrl-C stopped a build of ``target``, what the build left: the
+    index as it was (a build goes live all at once, when it publishes its generation), or
+    the new generation if it was published; and the unfinished parts left on disk (a
+    segment or generation written before the publish, deleted by the next build)."""
+    if is_database_url(target):
+        return lambda: (
+            "a PostgreSQL generation goes live only when written whole: the index is searched "
+            "as the last complete build left it"
+        )
+    root = Path(target)
+    before_live = _live_name(root)
+    before = _entries(root)
+
+    def note() -> str:
+        live = _live_name(root)
+        if live is not None and live != before_live:
+            return f"{root}: the new generation {live} had been published and is live"
+        if not root.exists():
+            return f"no index was written; {root} was new and has been removed"
+        from finchunk.retrieve.locks import LOCK
+        from finchunk.retrieve.store import CURRENT
+
+        ours = {LOCK, CURRENT, f"{CURRENT}.tmp"}
+        parts = sorted(_entries(root) - before - ours)
+        left = (
+            f"; unfinished parts left: {', '.join(parts)} (the next build deletes them)"
+            if parts
+            else "; no unfinished part was left"
+        )
+        if live is None:
+            return f"no index was written in {root}{left}"
+        return f"{root} is as it was: generation {live} is still the live one{left}"
+
+    return note
+
+
+def _entries(root: Path) -> set[str]:
+    try:
+        return set(os.listdir(root))
+    except OSError:
+        return set()
+
+
+def _live_name(root: Path) -> str | None:
+    """The live generation named by ``root``'s CURRENT, or None."""
+    from finchunk.retrieve.store import CURRENT
+
+    try:
+        return (root / CURRENT).read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _build(sources, target, config, bars, work, local):
@@ -168,6 +229,12 @@ def search_cmd(
         int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full", help="Print each result's whole text (default: a one-line snippet)."
+        ),
+    ] = False,
     hnsw: Annotated[
         bool, typer.Option(help="PostgreSQL: dense search by the HNSW index (approximate).")
     ] = False,
@@ -176,7 +243,7 @@ def search_cmd(
         typer.Option(help="With --hnsw: candidates kept (default 100; more: better recall)."),
     ] = None,
 ) -> None:
-    """Search an index; every result cites its document and character spans."""
+    """Search an index; each result cites its document (spans with --full and --json)."""
     from finchunk.cli.render import print_hits
     from finchunk.retrieve.search import search, search_options
     from finchunk.retrieve.store import Index
@@ -205,7 +272,7 @@ def search_cmd(
         if json_out:
             typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         else:
-            print_hits(console, err_console, result)
+            print_hits(console, err_console, result, full=full)
 
 
 def ask_cmd(

@@ -17,6 +17,8 @@ MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown"})
 HTML_SUFFIXES = frozenset({".htm", ".html", ".xhtml"})
 PDF_SUFFIXES = frozenset({".pdf"})
 SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES | {".txt"}
+#: The formats read, for messages about the files that are not.
+SUPPORTED_FORMATS = "Markdown, HTML, text or SEC SGML .txt, PDF"
 
 
 def _head(path: Path) -> bytes:

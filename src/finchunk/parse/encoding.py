@@ -1,10 +1,19 @@
 """Bytes → text as browsers decode a page (the WHATWG Encoding Standard), with a warning
-whenever bytes had to be replaced.
+whenever bytes had to be replaced, or were read in another encoding than the declared one.
 
-Order: a byte-order mark; else the declared ``<meta charset>`` label, looked up in the
-standard label table (a label the table lacks, such as ``cp037``, is ignored, and a
-``utf-16`` label on a page without a BOM means UTF-8, as in browsers); else UTF-8, where
-only a multi-byte character cut off by the end of the file is replaced; else Windows-1252.
+Order: a byte-order mark; else UTF-16 without one, told by its NUL bytes (ASCII in UTF-16LE
+is every odd byte NUL; browsers would show NULs); else the declared ``<meta charset>``
+label, looked up in the standard label table (a label the table lacks, such as ``cp037``,
+is ignored, and a ``utf-16`` label on a page without a BOM means UTF-8, as in browsers);
+else UTF-8, where only a multi-byte character cut off by the end of the file is replaced;
+else Windows-1252.
+
+When the declared encoding would replace bytes by U+FFFD and a common one reads them all
+(UTF-8 strictly; Windows-1252, which reads almost any bytes, only where the declaration
+is UTF-8 (or a ``utf-16`` label on 8-bit text) and the bytes hold fewer valid UTF-8
+characters than invalid sequences: a file mixing encodings is read as declared), that one
+is used, with a warning naming both: ``declared utf-8 but the bytes are windows-1252; read
+as windows-1252``.
 """
 
 from __future__ import annotations
@@ -102,20 +111,91 @@ def _decode(data: bytes, codec: str, name: str) -> tuple[str, str | None]:
     return text, f"{count} byte sequence(s) that are not {name} were replaced by U+FFFD"
 
 
+#: Bytes sampled for UTF-16's NUL pattern, and the share of the code units that must have
+#: a NUL high byte (ASCII) while no low byte is NUL.
+_UTF16_SAMPLE = 4096
+_UTF16_ASCII_SHARE = 0.5
+#: WHATWG names of the codecs a warning names.
+_NAMES = {codec: name for name, (codec, _) in _ENCODINGS.items() if name != "utf-16"}
+_NAMES |= {"utf-16-le": "UTF-16LE", "utf-16-be": "UTF-16BE"}
+
+
+def utf16_by_nuls(data: bytes) -> str | None:
+    """``utf-16-le`` or ``utf-16-be`` when ``data`` (without a BOM) looks like UTF-16 by its
+    NUL bytes (at least half its first code units ASCII, no NUL in the other half of any)
+    and decodes as it without error; else None."""
+    sample = data[: min(len(data), _UTF16_SAMPLE) & ~1]
+    units = len(sample) // 2
+    if units < 2 or len(data) % 2:
+        return None
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    codec = None
+    if odd >= units * _UTF16_ASCII_SHARE and even == 0:
+        codec = "utf-16-le"
+    elif even >= units * _UTF16_ASCII_SHARE and odd == 0:
+        codec = "utf-16-be"
+    if codec is None:
+        return None
+    try:
+        data.decode(codec)
+    except UnicodeDecodeError:
+        return None
+    return codec
+
+
+def _read_as(data: bytes, declared: str, codec: str) -> tuple[str, str]:
+    """``data`` read cleanly in ``codec`` instead of the declared encoding, and the warning."""
+    name = _NAMES.get(codec, codec)
+    text = data.decode(codec, errors="finchunk-c1" if codec == "cp1252" else "strict")
+    return text, f"{declared} but the bytes are {name}; read as {name}"
+
+
+def _mostly_not_utf8(data: bytes) -> bool:
+    """Whether ``data`` holds fewer valid multi-byte UTF-8 characters than invalid byte
+    sequences: one-byte text (Latin-1, Windows-1252) rather than UTF-8 with a few bad bytes."""
+    text = data.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd") - data.decode("utf-8", errors="ignore").count("\ufffd")
+    good = sum(1 for ch in text if ord(ch) > 0x7F) - bad
+    return good < bad
+
+
+def _instead(data: bytes, codec: str) -> str | None:
+    """The common encoding that reads ``data`` without replacing any byte, for a page whose
+    declared ``codec`` would: UTF-8 (strict), else Windows-1252 where the declaration is
+    UTF-8 and the bytes are mostly not UTF-8 (a page declared Windows-1251 or Shift_JIS with
+    a bad byte is not Windows-1252 text); None when none fits."""
+    if codec != "utf-8":
+        try:
+            data.decode("utf-8")
+            return "utf-8"
+        except UnicodeDecodeError:
+            return None
+    return "cp1252" if _mostly_not_utf8(data) else None
+
+
 def decode_page(data: bytes, *, sniff_meta: bool = True) -> tuple[str, str | None]:
-    """Text of a page and a warning when bytes were replaced (None when none was)."""
+    """Text of a page and a warning when bytes were replaced, or read in another encoding
+    than the declared one (None when neither)."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
             return _decode(data[len(bom) :], codec, codec)
+    utf16 = utf16_by_nuls(data)
+    if utf16 is not None:
+        return _read_as(data, "no byte-order mark or charset", utf16)
     label = declared_label(data) if sniff_meta else None
     codec = codec_for_label(label) if label else None
     if codec is not None and codec != "utf-8":
-        return _decode(data, codec, label or codec)
+        text, warning = _decode(data, codec, label or codec)
+        other = _instead(data, codec) if warning else None
+        return (text, warning) if other is None else _read_as(data, f"declared {label}", other)
     try:
         text, cut = utf8_with_cut_tail(data)
         return text, cut_tail_warning(cut)
     except UnicodeDecodeError:
         pass
-    if codec == "utf-8":  # declared UTF-8 (or utf-16), but it is not: replace, and say so
-        return _decode(data, "utf-8", "UTF-8")
+    if codec == "utf-8":  # declared UTF-8 (or utf-16), but it is not
+        other = _instead(data, codec)
+        if other is not None:
+            return _read_as(data, f"declared {label}", other)
+        return _decode(data, "utf-8", "UTF-8")  # mixed: replace, and say so
     return _decode(data, "cp1252", "windows-1252")

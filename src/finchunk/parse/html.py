@@ -24,7 +24,7 @@ from selectolax.lexbor import LexborHTMLParser
 from finchunk.errors import ParseError
 from finchunk.files import os_text, read_bytes
 from finchunk.model import Document
-from finchunk.parse.encoding import decode_page
+from finchunk.parse.encoding import decode_page, utf16_by_nuls
 from finchunk.parse.html_blocks import (
     Item,
     drop_furniture,
@@ -60,11 +60,12 @@ def decode_bytes(data: bytes, source: str) -> str:
 
 
 def decode_filing(data: bytes, source: str) -> tuple[str, str | None]:
-    """Text of a filing (a BOM, else the declared charset, else UTF-8, else Windows-1252:
-    :func:`finchunk.parse.encoding.decode_page`) and a warning when bytes were replaced.
+    """Text of a filing (a BOM, else UTF-16 told by its NULs, else the declared charset,
+    else UTF-8, else Windows-1252: :func:`finchunk.parse.encoding.decode_page`) and a
+    warning when bytes were replaced or read in another encoding than the declared one.
 
-    Binary data (a NUL byte near the top of a file without a UTF-16 BOM) is an error."""
-    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    Binary data (a NUL byte near the top of a file that is not UTF-16) is an error."""
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or utf16_by_nuls(data)
     nul = -1 if utf16 else data.find(b"\x00", 0, 65536)
     if nul >= 0:
         raise ParseError(source, "binary data (NUL byte), not HTML or SGML text", position=nul)

@@ -30,19 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
+from finchunk.files import cache_root
+
 #: Texts per shard file (what an interruption can lose at most).
 SHARD = 2048
-_ENV = "FINCHUNK_CACHE_DIR"
-_OFF = {"off", "none", "0", ""}
-
-
-def cache_root() -> Path | None:
-    """The cache folder, or None when caching is off."""
-    env = os.environ.get(_ENV)
-    if env is not None:
-        return None if env.strip().lower() in _OFF else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "finchunk"
 
 
 def text_key(text: str) -> bytes:

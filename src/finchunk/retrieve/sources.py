@@ -17,7 +17,7 @@ from typing import Any
 from finchunk.errors import InputError, ParseError
 from finchunk.files import JSONError, loads, os_text, read_bytes
 from finchunk.model import Document
-from finchunk.parse import SUPPORTED_SUFFIXES, load
+from finchunk.parse import SUPPORTED_FORMATS, SUPPORTED_SUFFIXES, load
 
 META_SUFFIX = ".meta.json"
 
@@ -106,10 +106,13 @@ def _entry_stat(entry: os.DirEntry[str] | None) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
-def _folder_files(root: Path) -> list[tuple[str, str, tuple[int, ...]]]:
+def _folder_files(
+    root: Path, others: list[str] | None = None
+) -> list[tuple[str, str, tuple[int, ...]]]:
     """Supported files under ``root`` (recursively, in path order; left out: hidden files
     and folders, finchunk indexes, files and folders seen before through a link): id
     (relative path without suffix), path, and the stat key of the file and its sidecar.
+    The paths of the files of other types (not sidecars) are added to ``others``.
     One ``scandir`` per folder: no per-file path objects or repeated stats (a folder of
     10k documents is listed in about 0.2 s, most of it the 20k stat calls)."""
     found: list[tuple[tuple[str, ...], str, str, tuple[int, ...]]] = []
@@ -135,10 +138,14 @@ def _folder_files(root: Path) -> list[tuple[str, str, tuple[int, ...]]]:
                 found.append(((*rel, name), os_text(prefix + stem), e.path, key))
             elif not hidden and e.is_dir():
                 folders.append(name)
+            elif others is not None and not (hidden or name.endswith(META_SUFFIX)) and e.is_file():
+                others.append(e.path)
         # depth first in name order, whatever order the OS lists in: which of two links to
         # one folder names it (the first) is the same on every run
         stack += [(*rel, name) for name in reversed(folders)]
     found.sort(key=lambda f: f[0])
+    if others is not None:
+        others.sort()
     return [(doc_id, path, key) for _, doc_id, path, key in found]
 
 
@@ -171,24 +178,44 @@ def _is_index(entries: dict[str, os.DirEntry[str]]) -> bool:
     return any(_INDEX_GENERATION.fullmatch(n) for n in entries)
 
 
-def _sources_of(p: Path) -> list[tuple[str, str, tuple[int, ...]]]:
+def _sources_of(p: Path, others: list[str]) -> list[tuple[str, str, tuple[int, ...]]]:
     if p.is_dir():
-        return _folder_files(p)
+        return _folder_files(p, others)
     if p.is_file():
         return [(os_text(p.stem), str(p), _stat_key(p, p.with_name(p.stem + META_SUFFIX)))]
     raise InputError(f"{p}: no such file or directory")
 
 
-def file_sources(paths: Iterable[str | Path]) -> list[Source]:
+def unsupported_reason(path: str) -> str:
+    """Why a file found in a folder is not read: its type (``a.docx: .docx is not a
+    supported format (...)``)."""
+    name = os.path.basename(path)
+    stem, dot, ext = name.rpartition(".")
+    kind = f".{ext.lower()} is" if dot and stem else "no suffix:"
+    return f"{os_text(path)}: {kind} not a supported format ({SUPPORTED_FORMATS})"
+
+
+def file_sources(
+    paths: Iterable[str | Path], unsupported: list[tuple[str, str]] | None = None
+) -> list[Source]:
     """Sources for files and directories (searched recursively for supported files).
 
     A file's id is its stem; a file found under a directory gets its path relative to that
-    directory, without the suffix (``reports/2024/acme``). Ids must be unique.
+    directory, without the suffix (``reports/2024/acme``). Ids must be unique. The files
+    of other types found in the folders (not hidden ones, sidecars or indexes) are added to
+    ``unsupported`` as (path, reason), in path order.
     """
     paths = list(paths)
-    listed = [item for raw in paths for item in _sources_of(Path(raw))]
+    others: list[str] = []
+    listed = [item for raw in paths for item in _sources_of(Path(raw), others)]
+    if unsupported is not None:
+        unsupported += [(os_text(f), unsupported_reason(f)) for f in others]
     if not listed:
-        raise InputError("no supported documents found in " + ", ".join(map(str, paths)))
+        held = ""
+        if others:
+            more = f"; and {len(others) - 1:,} more" if len(others) > 1 else ""
+            held = f" (only files of other types: {unsupported_reason(others[0])}{more})"
+        raise InputError("no supported documents found in " + ", ".join(map(str, paths)) + held)
     found = {doc_id: (f, key) for doc_id, f, key in listed}  # the last listing wins
     if len(found) < len(listed):
         _check_unique(listed)
