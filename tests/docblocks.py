@@ -154,7 +154,7 @@ def script(blocks: Sequence[Block]) -> str:
         "trap 'echo \"failed: $BASH_COMMAND (exit $?)\" >&2' ERR",
     ]
     for b in blocks:
-        mark = f'{_SENTINEL} {b.number} $(date +%s.%N)@@'
+        mark = f"{_SENTINEL} {b.number} $(date +%s.%N)@@"
         parts.append(f'echo "{mark}"; echo "{mark}" >&2')
         if b.lang == "python":
             if _EOF in b.code:
@@ -277,12 +277,16 @@ def report(blocks: Sequence[Block], result: Result) -> str:
 
 def copy_checkout(dest: Path) -> None:
     """The files of this checkout that git tracks or would track (no venvs, no outputs)."""
-    names = subprocess.run(
-        ["git", "ls-files", "-z", "-co", "--exclude-standard"],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-    ).stdout.decode().split("\0")
+    names = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "-co", "--exclude-standard"],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, names):
         src = REPO / name
         if src.is_file():
