@@ -267,6 +267,7 @@ def test_dei_metadata_and_title() -> None:
         "doc_type": "10-K",
         "period_end": "2024-09-28",
         "fiscal_year": "2024",
+        "year": "2024",  # the canonical name chunk records use
         "fiscal_period": "FY",
         "language": "en",
     }
@@ -281,7 +282,8 @@ def test_cover_page_metadata_for_old_html() -> None:
     )
     assert d.metadata["issuer"] == "MEDICIS PHARMACEUTICAL CORPORATION"
     assert d.metadata["form"] == "10-K" and d.metadata["period_end"] == "1999-06-30"
-    assert d.metadata["fiscal_year"] == "1999" and d.metadata["fiscal_period"] == "FY"
+    assert d.metadata["fiscal_year"] == d.metadata["year"] == "1999"
+    assert d.metadata["fiscal_period"] == "FY"
 
 
 @pytest.mark.parametrize(

@@ -265,13 +265,13 @@ def test_cli_flags_reach_the_manifest_and_name_the_defaults(tmp_path: Path) -> N
 
 
 def test_eval_flags_build_variants_with_those_parameters() -> None:
-    from finchunk.cli.chunk_eval import _variants
+    from finchunk.cli.chunk_eval import eval_variants
     from finchunk.cli.common import HeaderMode, bm25_params
     from finchunk.cli.main import app as root
 
     params = bm25_params(0.7, None)
     assert params == BM25Params(k1=0.7)
-    variants = _variants("structure,fixed", HeaderMode.ON, "bm25,bm25-lesson", bm25=params)
+    variants = eval_variants("structure,fixed", HeaderMode.ON, "bm25,bm25-lesson", bm25=params)
     assert {v.bm25 for v in variants} == {params}
     text = CliRunner().invoke(root, ["eval", "--help"], env={"COLUMNS": "200"}).output
     assert "--bm25-k1" in text and "--bm25-b" in text and "--bm25-prefix" in text

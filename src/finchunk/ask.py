@@ -524,3 +524,9 @@ def source_line(a: Any) -> str:
     )
     method = a.derived.method if a.derived else "derived"
     return f"{a.concept} {a.period}: {shown} — derived ({method}): {parts}"
+
+
+# ``finchunk.ask(...)`` calls :func:`finchunk.api.ask` (:mod:`finchunk._callable`).
+from finchunk._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "ask")

@@ -16,6 +16,11 @@ from typing import Any
 from finchunk.errors import DamagedIndexError, InputError, ParseError
 
 
+def is_database_url(target: object) -> bool:
+    """True for ``postgresql://…`` (and ``postgres://…``) index locations."""
+    return str(target).startswith(("postgresql://", "postgres://"))
+
+
 def os_text(name: str | Path) -> str:
     """A name from the file system as text any output can hold. A file name's bytes need
     not be UTF-8 (an old Latin-1 archive: ``caf\\xe9.htm``); Python keeps such bytes as

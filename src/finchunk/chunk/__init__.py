@@ -129,3 +129,9 @@ def make_chunker(
     if overlap:
         raise InputError(f"{s.value}: --overlap applies to fixed, recursive and tokens only")
     return ByTitle(size=n, header=header)
+
+
+# ``finchunk.chunk(...)`` calls :func:`finchunk.api.chunk` (:mod:`finchunk._callable`).
+from finchunk._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "chunk")

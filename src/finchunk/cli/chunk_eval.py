@@ -111,7 +111,7 @@ def _records(sources: list[Any], chunker: Any, mode: Any, skipped: list[tuple[st
             yield from document_records(doc, chunker.chunk(doc))
 
 
-def _variants(
+def eval_variants(
     strategies: str,
     header: HeaderMode,
     retrievers: str = "bm25",
@@ -147,7 +147,7 @@ def _variants(
     ]
 
 
-def _eval_corpus(
+def eval_corpus(
     docs: Path | None, passages: Path | None, questions: Path, files: Path | None
 ) -> tuple[Corpus, dict[str, Any] | None]:
     if questions.suffix.lower() == ".jsonl":
@@ -163,7 +163,7 @@ def _eval_corpus(
     return read_corpus(docs, passages, questions), None
 
 
-def _settings(
+def eval_settings(
     threshold: float,
     scope: Scope,
     auto_filter: bool,
@@ -361,13 +361,13 @@ def eval_cmd(
             raise InputError("--questions is required")
         if out is not None:
             check_output(out)
-        corpus, alignment = _eval_corpus(docs, passages, questions, files)
+        corpus, alignment = eval_corpus(docs, passages, questions, files)
         ks = parse_ks(k)
         params = bm25_params(bm25_k1, bm25_b, bm25_prefix)
-        variants = _variants(
+        variants = eval_variants(
             strategies, header, retriever, embedder, represent, split_tables, params
         )
-        settings = _settings(
+        settings = eval_settings(
             threshold, scope, auto_filter, pad, distinct, per_entity, budget, filter_statistics
         )
         with parallel_on(dask):

@@ -24,6 +24,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from finchunk.chunk import DEFAULT_SIZES, Strategy
 from finchunk.chunk.source import STRUCTURE_SIZES
 from finchunk.errors import FinchunkError, InputError
+from finchunk.files import is_database_url as is_database_url  # (commands import it from here)
 from finchunk.retrieve.kinds import Distinct
 
 if TYPE_CHECKING:
@@ -330,11 +331,6 @@ def parallel_on(dask: str | None) -> Iterator[None]:
         yield
 
 
-def is_database_url(target: object) -> bool:
-    """True for ``postgresql://…`` (and ``postgres://…``) index locations."""
-    return str(target).startswith(("postgresql://", "postgres://"))
-
-
 def bm25_params(k1: float | None, b: float | None, prefix: int | None = None) -> BM25Params:
     """BM25's default parameters with the ``--bm25-k1`` / ``--bm25-b`` / ``--bm25-prefix``
     given (validated)."""
@@ -423,16 +419,15 @@ def resolve_on_error(option: str | None, inputs: Sequence[Path]) -> tuple[Any, b
     """The :class:`OnError` for a run and whether skipped files make it exit 1: given as
     ``--on-error``, else skip (exit 1 when any is skipped) when an input is a folder, else
     fail."""
-    from finchunk.retrieve.build import OnError
+    from finchunk.retrieve.build import OnError, default_on_error
 
     if option is not None:
         try:
             return OnError(option.strip().lower()), False
         except ValueError:
             raise InputError(f"--on-error: expected skip or fail, not {option!r}") from None
-    if any(p.is_dir() for p in inputs):
-        return OnError.SKIP, True
-    return OnError.FAIL, False
+    mode = default_on_error(inputs)
+    return mode, mode is OnError.SKIP
 
 
 def print_warning(source: str, message: str) -> None:

@@ -124,18 +124,11 @@ def index_cmd(
 
 
 def _build(sources, target, config, bars, work, local):
-    """Into PostgreSQL (a whole generation each time), or the index folder (``local``:
-    --prune and the on-error mode)."""
-    from finchunk.retrieve.build import build_index
+    """Into PostgreSQL or the index folder (``local``: --prune and the on-error mode)."""
+    from finchunk.retrieve.build import build_into
 
     prune, on_error = local
-    if is_database_url(target):
-        from finchunk.retrieve.pgstore import build_pg_index
-
-        return build_pg_index(
-            sources, str(target), config, progress=bars, work=work, on_error=on_error
-        )
-    return build_index(
+    return build_into(
         sources, target, config, progress=bars, work=work, prune=prune, on_error=on_error
     )
 
@@ -182,21 +175,19 @@ def search_cmd(
 ) -> None:
     """Search an index; every result cites its document and character spans."""
     from finchunk.cli.render import print_hits
-    from finchunk.retrieve.deliver import Delivery
-    from finchunk.retrieve.filters import parse_filters
-    from finchunk.retrieve.kinds import is_auto
-    from finchunk.retrieve.retriever import parse_retriever
-    from finchunk.retrieve.search import SearchOptions, search
+    from finchunk.retrieve.search import search, search_options
     from finchunk.retrieve.store import Index
 
     with user_errors():
         shown = Distinct.DOCUMENT if per_document else distinct
-        opts = SearchOptions(
+        opts = search_options(
             largest_k(k),
-            retriever if is_auto(retriever) else parse_retriever(retriever),
-            tuple(parse_filters(filter_ or [])),
+            retriever,
+            filter_ or [],
             auto_filter,
-            Delivery(shown, per_entity, budget),
+            shown,
+            per_entity,
+            budget,
             filter_statistics,
         )
         if is_database_url(index):

@@ -1,3 +1,8 @@
 """Evaluation: the gold model (``gold``), runs and the one ranking loop (``runs``), measures
 as values (``measures``), ``finchunk eval`` (``harness``), quote gold (``quotes``,
 ``align``), corpora (``corpus``) and FinanceBench (``financebench``)."""
+
+# ``finchunk.evaluate(...)`` calls :func:`finchunk.api.evaluate` (:mod:`finchunk._callable`).
+from finchunk._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "evaluate")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from finchunk.errors import InputError
@@ -86,6 +86,13 @@ def read_quote_questions(path: str | Path) -> list[QuoteQuestion]:
     return out
 
 
+def quote_doc_id(doc: str) -> str:
+    """The document id of a question's ``doc`` path: the path without its suffix, with
+    ``/`` between folders."""
+    path = PurePosixPath(doc.replace("\\", "/"))
+    return path.with_suffix("").as_posix() if path.suffix else path.as_posix()
+
+
 @dataclass(frozen=True)
 class QuoteCorpus:
     corpus: Corpus
@@ -98,12 +105,21 @@ def build_quote_corpus(
     *,
     on_document: Callable[[str], None] | None = None,
 ) -> QuoteCorpus:
-    """Parse every document the questions name (once each) and align their quotes."""
+    """Parse every document the questions name (once each) and align their quotes.
+
+    A document's id is its ``doc`` path without the suffix (``AAPL/aapl-10-k.html`` →
+    ``AAPL/aapl-10-k``), as ``finchunk chunk`` and ``index`` name a file under a folder."""
     base = Path(files)
     docs: dict[str, Document] = {}
+    ids: dict[str, str] = {}  # the id of each path, and the path of each id
     for q in questions:
         if q.doc not in docs:
-            docs[q.doc] = load(base / q.doc, doc_id=q.doc)
+            doc_id = quote_doc_id(q.doc)
+            if ids.setdefault(doc_id, q.doc) != q.doc:
+                raise InputError(
+                    f"{base / q.doc}: document id {doc_id!r} is also used by {ids[doc_id]}"
+                )
+            docs[q.doc] = load(base / q.doc, doc_id=doc_id)
             if on_document:
                 on_document(q.doc)
     indexes = {name: QuoteIndex(d.text) for name, d in docs.items()}
@@ -115,14 +131,17 @@ def build_quote_corpus(
         for n, quote in enumerate(q.evidence, 1):
             pid = f"{q.id}#{n}"
             found = indexes[q.doc].align(quote)
+            doc_id = docs[q.doc].id
             if found is None:
                 unaligned.append(pid)
-                passages[pid] = Passage(pid, q.doc, 0, 0, "", "unaligned")
+                passages[pid] = Passage(pid, doc_id, 0, 0, "", "unaligned")
             else:
-                passages[pid] = Passage(pid, q.doc, *found.span, "", "quote")
+                passages[pid] = Passage(pid, doc_id, *found.span, "", "quote")
             gold.append(pid)
         out_questions.append(
-            Question(q.id, q.question, "", tuple(gold), q.type, bool(gold), (q.doc,), q.items)
+            Question(
+                q.id, q.question, "", tuple(gold), q.type, bool(gold), (docs[q.doc].id,), q.items
+            )
         )
     n_quotes = len(passages)
     alignment = {

@@ -1,8 +1,10 @@
 """Filing metadata: from inline XBRL ``dei:`` facts, the SGML header, or the cover page.
 
 Keys (all strings, absent when unknown): ``issuer``, ``cik`` (no leading zeros), ``ticker``,
-``form`` and ``doc_type`` (e.g. "10-K"), ``period_end`` (ISO date), ``fiscal_year``,
-``fiscal_period`` ("FY", "Q1".."Q4"), ``language`` ("en"). The document title is
+``form`` and ``doc_type`` (e.g. "10-K"), ``period_end`` (ISO date), ``year`` (the fiscal
+year: the name chunk records, filters and the lesson's tables use; ``fiscal_year`` holds the
+same value, kept for compatibility), ``fiscal_period`` ("FY", "Q1".."Q4"), ``language``
+("en"). The document title is
 ``"{issuer} > {form} {period_end}"``; a chunk's context header is built from the metadata
 (:mod:`finchunk.chunk.header`: "Apple Inc. (AAPL) | 10-K | FY2024 > Item 7. ...").
 
@@ -164,13 +166,16 @@ def _normalise(meta: dict[str, str]) -> dict[str, str]:
 
 
 def complete(meta: dict[str, str]) -> dict[str, str]:
-    """Fill the derived keys: doc_type, fiscal_year and fiscal_period of a 10-K, language."""
+    """Fill the derived keys: doc_type, fiscal_year (and year, its canonical name) and
+    fiscal_period of a 10-K, language."""
     out = dict(meta)
     form = out.get("form")
     if form:
         out["doc_type"] = form
     if "fiscal_year" not in out and "period_end" in out and form and form.startswith("10-K"):
         out["fiscal_year"] = out["period_end"][:4]
+    if "fiscal_year" in out:  # the canonical name (finchunk.retrieve.metadata), and the old
+        out.setdefault("year", out["fiscal_year"])
     if "fiscal_period" not in out and form and form.startswith("10-K"):
         out["fiscal_period"] = "FY"
     out["language"] = "en"

@@ -142,6 +142,12 @@ class OnError(StrEnum):
     SKIP = "skip"
 
 
+def default_on_error(inputs: Sequence[str | Path]) -> OnError:
+    """What a run does with a file it cannot read when not told: skip it (and name it) when
+    an input is a folder, fail when every input is a file named one by one."""
+    return OnError.SKIP if any(Path(p).is_dir() for p in inputs) else OnError.FAIL
+
+
 def load_or_skip(
     src: Source,
     on_error: OnError,
@@ -714,6 +720,46 @@ def build_index(
     if created and not (root / CURRENT).is_file():  # nothing was written
         shutil.rmtree(root, ignore_errors=True)
     return report
+
+
+def build_into(
+    sources: Sequence[Source],
+    target: str | Path,
+    config: IndexConfig = IndexConfig(),
+    *,
+    embedder: Embedder | None = None,
+    progress: Progress | None = None,
+    work: Work | None = None,
+    prune: bool = False,
+    on_error: OnError = OnError.FAIL,
+) -> BuildReport:
+    """Build into PostgreSQL (``target`` a ``postgresql://`` URL: a whole generation each
+    time; ``prune`` does not apply) or the index folder ``target`` (:func:`build_index`):
+    what ``finchunk index`` runs."""
+    from finchunk.files import is_database_url
+
+    if is_database_url(target):
+        from finchunk.retrieve.pgstore import build_pg_index
+
+        return build_pg_index(
+            sources,
+            str(target),
+            config,
+            embedder=embedder,
+            progress=progress,
+            work=work,
+            on_error=on_error,
+        )
+    return build_index(
+        sources,
+        target,
+        config,
+        embedder=embedder,
+        progress=progress,
+        work=work,
+        prune=prune,
+        on_error=on_error,
+    )
 
 
 def _writing(exc: OSError, root: Path) -> bool:

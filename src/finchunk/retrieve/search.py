@@ -2,12 +2,14 @@
 
 Every hit carries its document id, spans and the cited text ``doc.text[start:end]`` of each
 span, read from the text stored in the index (the same text the spans were computed on).
+:func:`search` is what ``finchunk search`` runs; :func:`search_options` turns the options as
+the CLI and :class:`finchunk.Index` take them into :class:`SearchOptions`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +21,9 @@ from finchunk.retrieve.auto import auto_retriever
 from finchunk.retrieve.base import Hits, Retriever
 from finchunk.retrieve.deliver import AS_RANKED, Delivery, deliver, interleave
 from finchunk.retrieve.dense import Embedder
-from finchunk.retrieve.filters import Filter
+from finchunk.retrieve.filters import Filter, parse_filters
 from finchunk.retrieve.kinds import AUTO_RETRIEVER, KEPT_LIMIT, Distinct, FilterStatistics, is_auto
+from finchunk.retrieve.metadata import canonical_field
 from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec, parse_retriever
 from finchunk.retrieve.store import Index
 from finchunk.retrieve.text import normalize, query_terms
@@ -43,10 +46,58 @@ class SearchOptions:
     filter_statistics: FilterStatistics = FilterStatistics.AUTO
 
 
+FilterSpec = Mapping[str, object] | Sequence[str | Filter] | None
+
+
+def search_options(
+    k: int = 5,
+    retriever: RetrieverSpec | RetrieverKind | str = AUTO_RETRIEVER,
+    filters: FilterSpec = None,
+    auto_filter: bool = False,
+    distinct: Distinct | str | None = None,
+    per_entity: bool = False,
+    budget: int | None = None,
+    filter_statistics: FilterStatistics | str = FilterStatistics.AUTO,
+) -> SearchOptions:
+    """The :class:`SearchOptions` of ``finchunk search`` (and :meth:`finchunk.Index.search`),
+    checked: a retriever name is parsed here (an unknown one is an InputError before any
+    index is read); ``filters`` is a mapping ``{"issuer": "3M", "year": 2022}``, or
+    ``"FIELD=VALUE"`` strings (``--filter``), field names as in metadata (``fiscal_year``
+    is ``year``); ``distinct`` None, ``"page"`` or ``"document"``."""
+    if isinstance(filters, Mapping):
+        parsed = [Filter(canonical_field(str(f)), str(v).strip()) for f, v in filters.items()]
+    else:
+        given = list(filters or ())
+        parsed = [f for f in given if isinstance(f, Filter)]
+        parsed += parse_filters(f for f in given if not isinstance(f, Filter))
+    return SearchOptions(
+        k,
+        retriever if is_auto(retriever) else parse_retriever(retriever),
+        tuple(parsed),
+        auto_filter,
+        Delivery(_enum(Distinct, distinct or Distinct.NONE, "distinct"), per_entity, budget),
+        _enum(FilterStatistics, filter_statistics, "filter statistics"),
+    )
+
+
+def _enum(kind: type[Any], value: object, what: str) -> Any:
+    try:
+        return kind(str(value).strip().lower())
+    except ValueError:
+        choices = ", ".join(m.value for m in kind)
+        raise InputError(f"{what}: expected one of {choices}, not {value!r}") from None
+
+
 @dataclass(frozen=True)
 class Hit:
-    """A ranked chunk: its record, plus rank, score, document title and citations
-    (``doc.text[start:end]`` for each span)."""
+    """A ranked chunk: its record, plus rank (1 = best), score, document title and
+    citations (``doc.text[start:end]`` for each span, in the order of ``spans``).
+
+    Pages are 1-based physical pages of the document as finchunk parsed it: a PDF's
+    pages, an HTML filing's pages counted by its page breaks (the first page is 1), none
+    (``()``, ``page`` None) for Markdown. FinanceBench's evidence pages are 0-based: compare
+    them with :attr:`zero_based_pages`.
+    """
 
     rank: int
     record: ChunkRecord
@@ -68,7 +119,18 @@ class Hit:
 
     @property
     def page(self) -> int | None:
+        """The first 1-based page the chunk touches (None without pages)."""
         return self.record.page
+
+    @property
+    def pages(self) -> tuple[int, ...]:
+        """Every 1-based page the chunk's spans touch, in order."""
+        return self.record.pages
+
+    @property
+    def zero_based_pages(self) -> tuple[int, ...]:
+        """:attr:`pages` counted from 0, as FinanceBench's ``evidence_page_num``."""
+        return tuple(p - 1 for p in self.record.pages)
 
     @property
     def spans(self) -> tuple[tuple[int, int], ...]:
@@ -93,13 +155,27 @@ class Hit:
 
 @dataclass
 class SearchResult:
+    """What a search returns: its hits (best first; the result iterates over them, and
+    ``len`` counts them), the retriever that ranked them, the filters applied and notes
+    (why fewer than k, what auto chose, what a filter or delivery did)."""
+
     query: str
     retriever: RetrieverSpec
     hits: list[Hit]
     filters: list[Filter] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, i: int) -> Hit:
+        return self.hits[i]
+
     def to_json(self) -> dict[str, Any]:
+        """What ``finchunk search --json`` prints."""
         return {
             "query": self.query,
             "retriever": str(self.retriever),
@@ -171,6 +247,17 @@ def search(
     *,
     embedder: Embedder | None = None,
 ) -> SearchResult:
+    """Rank ``index``'s chunks for ``query`` as ``options`` say (what ``finchunk search``
+    runs on a local index). ``embedder``: the model dense retrieval embeds the query with
+    (default: the index's own). Raises InputError for an empty query or k < 1.
+
+    >>> import tempfile, finchunk
+    >>> from finchunk.retrieve.search import search, search_options
+    >>> with finchunk.Index.build("tests/data", tempfile.mkdtemp() + "/idx") as index:
+    ...     result = search(index.store, "plantilla media", search_options(k=1))
+    >>> result.hits[0].doc_id
+    'informe_ejemplo'
+    """
     if not query.strip():
         raise InputError("empty question")
     if options.k < 1:
