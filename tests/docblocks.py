@@ -3,10 +3,11 @@
 One home for the rules that ``tests/test_docs.py`` (CI) and ``bench/first_day.py`` (a new
 user's first run, in a fresh virtual environment) both follow:
 
-* fenced blocks tagged ``bash`` or ``python`` run, in order, in one shell per file, from a
-  scratch folder laid out like the repository root (``tests/``, ``devsets/``, ``bench/`` …
-  resolve) with ``../shared/data`` beside it when the real data is there; ``console``,
-  ``text`` and other fences never run;
+* fenced blocks tagged ``bash`` or ``python`` run, in order, from a scratch folder laid out
+  like the repository root (``tests/``, ``devsets/``, ``bench/`` … resolve) with
+  ``../shared/data`` beside it when the real data is there: a file's python blocks share one
+  namespace (as a notebook's cells), each bash block runs in its own ``bash -e``, and all
+  share the folder; ``console``, ``text`` and other fences never run;
 * a ``text`` block right after a run block (nothing but blank lines between) is that block's
   expected output: each of its lines, whitespace collapsed, must appear in what the block
   printed (stdout and stderr; wrapping differs by terminal width, so lines are matched with
@@ -21,6 +22,7 @@ user's first run, in a fresh virtual environment) both follow:
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -28,6 +30,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +47,6 @@ _INSTALL = re.compile(
     r"|(python3?\s+-m\s+)?pip\s+install\b)"
 )
 _SENTINEL = "@@finchunk-doc-block"
-_EOF = "FINCHUNK_DOC_EOF"
 
 
 @dataclass
@@ -146,24 +148,41 @@ def plan(blocks: Iterable[Block], *, shared: bool, install: bool, not_run: bool)
     return Plan(run, left_out)
 
 
-def script(blocks: Sequence[Block]) -> str:
-    """One bash script for a file's blocks: a sentinel before each (on stdout and stderr,
-    with the time), python blocks fed to ``python`` on standard input."""
-    parts = [
-        "set -e",
-        "trap 'echo \"failed: $BASH_COMMAND (exit $?)\" >&2' ERR",
-    ]
-    for b in blocks:
-        mark = f"{_SENTINEL} {b.number} $(date +%s.%N)@@"
-        parts.append(f'echo "{mark}"; echo "{mark}" >&2')
-        if b.lang == "python":
-            if _EOF in b.code:
-                raise ValueError(f"{b.where()}: contains {_EOF}")
-            parts.append(f"python - <<'{_EOF}'\n{b.code}{_EOF}")
+_BASH_PRELUDE = "set -e\ntrap 'echo \"failed: $BASH_COMMAND (exit status $?)\" >&2' ERR\n"
+
+
+def drive(spec_file: str) -> int:
+    """Run one file's blocks (the child process of :func:`run_blocks`; stdlib only, so any
+    interpreter runs it): a sentinel line with the time before each block on stdout and
+    stderr; python blocks executed in one namespace, as a notebook's cells; each bash block
+    in its own ``bash``, sharing the folder."""
+    spec = json.loads(Path(spec_file).read_text(encoding="utf-8"))
+    sys.path[0] = os.getcwd()  # as `python -`: the working folder, not this file's
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    for b in spec:
+        stamp = f"{_SENTINEL} {b['number']} {time.time()}@@"
+        print(stamp, flush=True)
+        print(stamp, file=sys.stderr, flush=True)
+        if b["lang"] == "python":
+            try:
+                exec(compile(b["code"], b["where"], "exec"), namespace)
+            except SystemExit as exc:
+                if exc.code not in (None, 0):
+                    print(f"failed: SystemExit({exc.code!r})", file=sys.stderr, flush=True)
+                    return 1
+            except BaseException:
+                traceback.print_exc()
+                sys.stdout.flush()
+                return 1
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
         else:
-            parts.append(b.code.rstrip("\n"))
-    parts.append(f'echo "{_SENTINEL} end $(date +%s.%N)@@"')
-    return "\n".join(parts) + "\n"
+            rc = subprocess.run(["bash", "-c", _BASH_PRELUDE + b["code"]]).returncode
+            if rc:
+                return rc
+    print(f"{_SENTINEL} end {time.time()}@@", flush=True)
+    return 0
 
 
 @dataclass
@@ -172,7 +191,7 @@ class Result:
     outputs: dict[int, str]  # block number -> its stdout + stderr
     stderr: dict[int, str]
     seconds: dict[int, float]
-    last_started: int | None  # the block running when the script stopped
+    last_started: int | None  # the block running when the run stopped (None: all ran)
     timed_out: bool = False
 
 
@@ -191,11 +210,28 @@ def _split(text: str) -> tuple[dict[int | str, str], dict[int | str, float]]:
     return {k: "\n".join(v) for k, v in parts.items()}, starts
 
 
-def run_script(text: str, cwd: Path, env: dict[str, str], timeout: float) -> Result:
-    """Run a file's script in its own process group (a block that starts servers or a
-    cluster and fails before stopping them leaves nothing behind)."""
+def run_blocks(
+    blocks: Sequence[Block],
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    python: str = sys.executable,
+) -> Result:
+    """Run a file's blocks with ``python`` in ``cwd``, in a process group of their own (a
+    block that starts servers or a cluster and fails before stopping them leaves nothing
+    behind)."""
+    spec = cwd.parent / f".blocks-{os.getpid()}-{time.monotonic_ns()}.json"
+    spec.write_text(
+        json.dumps(
+            [
+                {"number": b.number, "lang": b.lang, "code": b.code, "where": b.where()}
+                for b in blocks
+            ]
+        ),
+        encoding="utf-8",
+    )
     proc = subprocess.Popen(
-        ["bash", "-c", text],
+        [python, str(Path(__file__).resolve()), str(spec)],
         cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,
@@ -210,6 +246,8 @@ def run_script(text: str, cwd: Path, env: dict[str, str], timeout: float) -> Res
         timed_out = True
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
+    finally:
+        spec.unlink(missing_ok=True)
     _stop_postgres(cwd)
     outs, starts = _split(out)
     errs, _ = _split(err)
@@ -260,7 +298,11 @@ def shim_path(folder: Path, python: str = sys.executable) -> str:
     one installed beside it."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("python", "python3"):
-        (folder / name).symlink_to(python)
+        # A script, not a link: a venv's python run through a link elsewhere is not in the
+        # venv (it finds pyvenv.cfg beside the path it was run as).
+        shim = folder / name
+        shim.write_text(f'#!/bin/sh\nexec "{python}" "$@"\n', encoding="utf-8")
+        shim.chmod(0o755)
     return os.pathsep.join([str(folder), str(Path(python).parent), os.environ.get("PATH", "")])
 
 
@@ -292,3 +334,7 @@ def copy_checkout(dest: Path) -> None:
         if src.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / name)
+
+
+if __name__ == "__main__":
+    sys.exit(drive(sys.argv[1]))

