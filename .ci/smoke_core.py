@@ -10,6 +10,8 @@ folder (so nothing is imported from ``src/``) and exits non-zero, saying what fa
 * ``finchunk chunk`` on a Markdown file writes no chunks;
 * ``finchunk index`` + ``finchunk search --json`` on ``tests/data`` finds nothing;
 * ``finchunk generate`` (a tiny corpus) + ``finchunk eval --json`` gives no recall;
+* the Python API (``finchunk.Index.build`` + ``search``, ``finchunk.chunk``) on
+  ``tests/data`` finds nothing;
 * ``finchunk chunk`` on a ``.htm`` / ``.pdf`` does not exit 2 with exactly one line naming
   the file and ``pip install 'finchunk[html]'`` / ``pip install 'finchunk[pdf]'``.
 
@@ -100,6 +102,21 @@ def check_eval(tmp: Path) -> None:
     check(max(r["recall"] for r in results) > 0, "finchunk eval: recall 0 everywhere")
 
 
+API_CHECK = """
+import sys, finchunk
+with finchunk.Index.build(sys.argv[1], sys.argv[2]) as index:
+    hits = index.search("la sociedad arrienda terrenos y oficinas", k=2)
+print(len(finchunk.chunk(sys.argv[1])), hits[0].doc_id, "arrienda terrenos" in hits[0].text)
+"""
+
+
+def check_python_api(tmp: Path) -> None:
+    done = run([sys.executable, "-c", API_CHECK, str(DATA), str(tmp / "api-index")], tmp)
+    words = done.stdout.split()
+    check(len(words) == 3 and int(words[0]) > 1, f"finchunk.chunk: {done.stdout!r}")
+    check(words[1:] == ["informe_ejemplo", "True"], f"Index.search: {done.stdout!r}")
+
+
 def check_missing_extra(tmp: Path, name: str, body: str, extra: str) -> None:
     (tmp / name).write_text(body, encoding="utf-8")
     done = run([str(FINCHUNK), "chunk", name, "-o", "out.jsonl"], tmp, expect=2)
@@ -117,6 +134,7 @@ def main() -> int:
         ("chunk Markdown", check_chunk),
         ("index + search Markdown", check_index_and_search),
         ("generate + eval", check_eval),
+        ("the Python API", check_python_api),
         (".htm needs [html]", lambda tmp: check_missing_extra(tmp, "f.htm", "<p>x</p>", "html")),
         (".pdf needs [pdf]", lambda tmp: check_missing_extra(tmp, "r.pdf", "%PDF-1.4\n", "pdf")),
     ]

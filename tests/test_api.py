@@ -371,3 +371,20 @@ def test_evaluate_ids_drop_the_suffix_as_chunk_and_index_do(tmp_path: Path) -> N
     qfile.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     with pytest.raises(InputError, match="'informe_ejemplo' is also used by informe_ejemplo.md"):
         finchunk.evaluate(qfile)
+
+
+def test_metadata_names_agree_between_documents_and_records(tmp_path: Path) -> None:
+    from finchunk.records import document_records
+    from finchunk.retrieve.metadata import canonical_metadata
+
+    assert canonical_metadata({"fiscal_year": "2024", "issuer": "A"}) == {
+        "year": "2024",
+        "issuer": "A",
+    }
+    # a sidecar's year (the canonical name) wins over a filing's fiscal_year
+    assert canonical_metadata({"fiscal_year": "2024", "year": "2023"}) == {"year": "2023"}
+    (tmp_path / "a.md").write_text("# A\n\nText.", encoding="utf-8")
+    (tmp_path / "a.meta.json").write_text('{"fiscal_year": 2021}', encoding="utf-8")
+    doc = finchunk.load(tmp_path / "a.md")
+    (record,) = document_records(doc, finchunk.chunk.make_chunker("structure").chunk(doc))
+    assert record.metadata["year"] == "2021" == str(doc.metadata["fiscal_year"])

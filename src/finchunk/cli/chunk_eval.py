@@ -150,6 +150,8 @@ def eval_variants(
 def eval_corpus(
     docs: Path | None, passages: Path | None, questions: Path, files: Path | None
 ) -> tuple[Corpus, dict[str, Any] | None]:
+    """The corpus of ``--questions`` (quote gold JSONL, documents under ``files``; or a
+    CSV with the ``docs`` and ``passages`` tables) and, for quote gold, its alignment."""
     if questions.suffix.lower() == ".jsonl":
         from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 
@@ -173,6 +175,7 @@ def eval_settings(
     budget: str | None,
     statistics: FilterStatistics = FilterStatistics.KEPT,
 ) -> EvalSettings:
+    """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list)."""
     from finchunk.evaluate.harness import EvalSettings
     from finchunk.retrieve.deliver import Delivery
 

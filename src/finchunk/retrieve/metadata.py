@@ -49,14 +49,17 @@ def _year_of(meta: Mapping[str, Any]) -> str | None:
 
 
 def canonical_metadata(meta: Mapping[str, Any]) -> dict[str, str]:
-    """Metadata with the canonical field names; values as strings (years as 4 digits)."""
-    out: dict[str, str] = {}
-    for key, value in meta.items():
-        v = _clean(value)
-        if v is None:
-            continue
-        field = canonical_field(key)
-        out.setdefault(field, v)
+    """Metadata with the canonical field names; values as strings (years as 4 digits).
+    A field given under its canonical name wins over its other spellings (a sidecar's
+    ``year`` over a filing's ``fiscal_year``); among those, the first given wins."""
+    given = [(canonical_field(k), k, v) for k, raw in meta.items() if (v := _clean(raw))]
+    chosen: dict[str, str] = {}
+    for field, key, v in given:
+        if field == key:
+            chosen.setdefault(field, v)
+    for field, _, v in given:
+        chosen.setdefault(field, v)
+    out = {field: chosen[field] for field, _, _ in given}  # in the order first given
     if "year" in out:
         m = _YEAR.search(out["year"])
         out["year"] = m.group(1) if m else out["year"]
