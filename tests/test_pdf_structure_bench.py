@@ -122,6 +122,11 @@ def test_chars_present_counts_gold_characters_the_pred_text_holds():
     # table markup is not text
     t = ps.content_text("| a | b |\n| --- | --- |\n| 1 | 2 |")
     assert t.split() == ["a", "b", "1", "2"]
+    # the HTML's merged header repeats a spanning header over its columns; printed once
+    md = "| | Months Ended 2025 | Months Ended 2024 |\n| --- | --- | --- |\n| x | Ended | 1 |"
+    assert ps.content_text(md, once_in_header=True).split() == [
+        "Months", "Ended", "2025", "2024", "x", "Ended", "1"
+    ]
 
 
 def test_reading_order_anchors_lis_and_tau():
