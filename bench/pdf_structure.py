@@ -673,6 +673,33 @@ COLUMNS = (
 )
 
 
+def explain(name: str, gold: Reading, pred: Reading, most: int) -> None:
+    """Headings missed and added, and tables whose shape differs (gold vs pred), to stderr."""
+    g = [h for h in gold.headings if norm_heading(h[0])]
+    p = [h for h in pred.headings if norm_heading(h[0])]
+    pairs = match_headings(g, p)
+    hit_g, hit_p = {i for i, _ in pairs}, {j for _, j in pairs}
+    say = lambda *a: print(*a, file=sys.stderr)  # noqa: E731
+    say(f"== {name}")
+    missed = [h for i, h in enumerate(g) if i not in hit_g]
+    added = [h for j, h in enumerate(p) if j not in hit_p]
+    say(f"  headings missed ({len(missed)}):")
+    for t, lvl in missed[:most]:
+        say(f"    L{lvl} {t[:100]!r}")
+    say(f"  headings added ({len(added)}):")
+    for t, lvl in added[:most]:
+        say(f"    L{lvl} {t[:100]!r}")
+    shown = 0
+    for gt, j in zip(gold.tables, match_tables(gold.tables, pred.tables), strict=True):
+        if j is not None and shape(gt) == shape(pred.tables[j]):
+            continue
+        if shown == most:
+            break
+        shown += 1
+        got = "not found" if j is None else f"{shape(pred.tables[j])} {pred.tables[j][0][:4]}"
+        say(f"  table {shape(gt)} {gt[0][:4]} -> {got}")
+
+
 def print_table(rows: list[tuple[str, dict]]) -> None:
     head = f"{'system':20} " + " ".join(f"{h:>9}" for h, _ in COLUMNS) + f" {'pages/s':>8}"
     print(head)
@@ -691,6 +718,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, help="write the figures (per file and total) as JSON")
     ap.add_argument("--per-file", action="store_true", help="a table per filing as well")
     ap.add_argument("--fresh", action="store_true", help="reread the peers (not the PDFs)")
+    ap.add_argument(
+        "--explain", metavar="SYSTEM", help="list what SYSTEM missed or added, per filing"
+    )
+    ap.add_argument("--explain-max", type=int, default=15, help="items per list (--explain)")
     args = ap.parse_args(argv)
 
     files = args.files or html_files(args.data)
@@ -714,7 +745,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         name = html.relative_to(args.data).as_posix() if inside else str(html)
         per_file[name] = {}
         for system in systems:
-            per_file[name][system] = score(gold, read_cached(system, pdf, args.cache, args.fresh))
+            reading = read_cached(system, pdf, args.cache, args.fresh)
+            per_file[name][system] = score(gold, reading)
+            if system == args.explain:
+                explain(name, gold, reading, args.explain_max)
         pages = next(iter(per_file[name].values()))["pages"] if systems else 0
         print(
             f"{name}: {pages} pages, {len(gold.headings)} headings, {len(gold.tables)} tables"
