@@ -113,6 +113,7 @@ def norm_cell(text: str) -> str:
 _MD_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _MD_SEP = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
 _PIPE = re.compile(r"(?<!\\)\|")
+_MAX_HEADER_ROWS = 4  # as finchunk.parse.html_table
 
 
 def md_cells(line: str) -> list[str]:
@@ -146,9 +147,11 @@ def element_grid(text: str) -> Grid:
 
 def compact(grid: Sequence[Sequence[str | None]]) -> Grid:
     """Rows and columns that hold no text dropped; ``None`` cells read as empty; a cell
-    holding only ``$`` or ``(`` joins the next cell, ``)`` or ``%`` the previous one (the
-    rule finchunk's HTML tables follow, :func:`finchunk.parse.html_table.compact_grid`,
-    applied to every reader alike)."""
+    holding only ``$`` or ``(`` joins the next cell, ``)`` or ``%`` the previous one; two to
+    four leading rows with an empty first cell (headers stacked: "Years ended" over the
+    years) merged into one row, column by column. These are the rules finchunk's HTML
+    tables follow (:func:`finchunk.parse.html_table.compact_grid`), applied to every reader
+    alike, so a reader that keeps the printed header rows apart is not counted wrong."""
     from finchunk.parse.html_table import _merge_symbols
 
     rows = []
@@ -160,7 +163,14 @@ def compact(grid: Sequence[Sequence[str | None]]) -> Grid:
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
     keep = [j for j in range(width) if any(r[j] for r in rows)]
-    return [[r[j] for j in keep] for r in rows]
+    rows = [[r[j] for j in keep] for r in rows]
+    head = 0
+    while head < min(_MAX_HEADER_ROWS, len(rows)) and not rows[head][0]:
+        head += 1
+    if 2 <= head < len(rows):
+        merged = [" ".join(r[j] for r in rows[:head] if r[j]) for j in range(len(keep))]
+        rows = [merged, *rows[head:]]
+    return rows
 
 
 def shape(grid: Grid) -> tuple[int, int]:
@@ -397,11 +407,16 @@ def order_counts(gold_text: str, pred_text: str) -> dict:
     }
 
 
+def _compacted(tables: Sequence[Grid]) -> list[Grid]:
+    return [g for g in map(compact, tables) if g]
+
+
 def score(gold: Reading, pred: Reading) -> dict:
     """All counts for one document; :func:`summarise` turns summed counts into shares."""
     return {
         "headings": heading_counts(gold.headings, pred.headings),
-        "tables": table_counts(gold.tables, pred.tables),
+        # compacted here as well, so readings cached before a change of rules follow it
+        "tables": table_counts(_compacted(gold.tables), _compacted(pred.tables)),
         "text": char_counts(gold.text, pred.text) | order_counts(gold.text, pred.text),
         "pages": pred.pages,
         "seconds": pred.seconds,

@@ -81,6 +81,18 @@ def test_compact_drops_empty_rows_and_columns_and_merges_symbols_like_the_html_p
     ]
 
 
+def test_compact_merges_stacked_header_rows_as_the_html_parser_does():
+    stacked = [["", "Years ended", ""], ["", "2024", "2023"], ["Sales", "10", "9"]]
+    assert ps.compact(stacked) == [["", "Years ended 2024", "2023"], ["Sales", "10", "9"]]
+    one_header = [["", "2024", "2023"], ["Sales", "10", "9"]]
+    assert ps.compact(one_header) == one_header  # a single header row stays
+    assert ps.compact(ps.compact(stacked)) == ps.compact(stacked)
+    headers_only = [["", "2024"], ["", "10"], ["x", ""]]
+    assert ps.compact(headers_only[:2]) == [["2024"], ["10"]]  # the empty column goes first
+    merged = ps.compact(headers_only)
+    assert merged == [["", "2024 10"], ["x", ""]]
+
+
 def test_tables_found_equal_shape_and_cell_agreement():
     g1 = [["", "2024", "2023"], ["Sales", "$1,000", "$900"], ["Cost", "(300)", "(250)"]]
     g2 = [["Name", "Age"], ["Alice Smith", "41"], ["Bob Jones", "52"]]
