@@ -32,9 +32,10 @@ Measures (summed over all filings, then divided):
 
 Printed PDFs are cached under ``~/.cache/finchunk-bench/pdf_structure`` (or ``--cache``),
 keyed by the SHA-256 of the HTML's bytes and the print settings; the peers' readings are
-cached there too, keyed by the PDF's hash and the peer's version (``--fresh`` rereads them).
-finchunk is always run afresh. Chromium runs with remote loads blocked (DNS mapped to
-nothing, a dead proxy).
+cached there too, keyed by the PDF's hash and the peer's version (``--fresh`` rereads them),
+and so is the gold, keyed by the HTML's hash and finchunk's parsing code (its PDF reader
+excepted). finchunk's PDF reader is always run afresh. Chromium runs with remote loads
+blocked (DNS mapped to nothing, a dead proxy).
 
     python bench/pdf_structure.py [--data ../shared/data/edgar] [--systems finchunk,...]
         [--out figures.json] [--per-file] [--cache DIR] [--fresh] [FILE.htm ...]
@@ -646,6 +647,34 @@ def peer_version(system: str) -> str | None:
         return None
 
 
+def _html_parser_hash() -> str:
+    """What the gold depends on besides the HTML: finchunk's parsing code (its PDF reader
+    excepted), this bench's reading rules."""
+    import finchunk
+
+    h = hashlib.sha256(READ_VERSION.encode())
+    root = Path(finchunk.__file__).parent
+    for f in sorted([root / "model.py", *(root / "parse").glob("*.py")]):
+        if not f.name.startswith("pdf"):
+            h.update(f.name.encode() + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def read_gold(html: Path, cache: Path) -> Reading:
+    """The HTML's reading, cached by the HTML's hash and finchunk's HTML parsing code."""
+    path = cache / "gold" / f"{sha256(html)[:24]}-{_html_parser_hash()}.json"
+    if path.is_file():
+        d = json.loads(path.read_text(encoding="utf-8"))
+        d["headings"] = [tuple(h) for h in d["headings"]]
+        return Reading(**d)
+    r = read_html(html)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(asdict(r)), encoding="utf-8")
+    os.replace(tmp, path)
+    return r
+
+
 def read_cached(system: str, pdf: Path, cache: Path, fresh: bool) -> Reading:
     """A peer's reading of ``pdf``, from the cache when it was read before (finchunk is
     never cached: it is what changes)."""
@@ -755,7 +784,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         t0 = time.perf_counter()
         pdf = print_pdf(html, args.cache)
         printed = time.perf_counter() - t0
-        gold = read_html(html)
+        gold = read_gold(html, args.cache)
         inside = html.is_relative_to(args.data)
         name = html.relative_to(args.data).as_posix() if inside else str(html)
         per_file[name] = {}
