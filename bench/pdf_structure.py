@@ -39,6 +39,7 @@ blocked (DNS mapped to nothing, a dead proxy).
 
     python bench/pdf_structure.py [--data ../shared/data/edgar] [--systems finchunk,...]
         [--out figures.json] [--per-file] [--cache DIR] [--fresh] [FILE.htm ...]
+    python bench/pdf_structure.py --systems finchunk --explain finchunk FILE.htm
 """
 
 from __future__ import annotations
