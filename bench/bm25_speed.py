@@ -27,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from finchunk.retrieve.bm25 import BM25Index, BM25Params
+from finchunk.retrieve.lexical.bm25 import BM25Index, BM25Params
 
 OPEN_SCRIPT = """
 import sys, time
 t0 = time.perf_counter()
-from finchunk.retrieve.bm25 import BM25Index
+from finchunk.retrieve.lexical.bm25 import BM25Index
 t1 = time.perf_counter()
 index = BM25Index.load(sys.argv[1])
 t2 = time.perf_counter()

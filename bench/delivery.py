@@ -26,8 +26,8 @@ from finchunk.evaluate.corpus import read_corpus
 from finchunk.evaluate.gold import gold_from_corpus
 from finchunk.evaluate.harness import EvalSettings, Variant, queries, run_variant
 from finchunk.evaluate.measures import Budget, Measure, PageHit, Recall, compare, score
-from finchunk.retrieve.deliver import Delivery
 from finchunk.retrieve.kinds import Distinct
+from finchunk.retrieve.query.deliver import Delivery
 
 
 def _line(label: str, m: Measure, a: dict[str, float], b: dict[str, float]) -> str:
@@ -72,7 +72,7 @@ def financebench_rows(data: Path, docs_cache: Path | None) -> list[str]:
         parse_documents,
         run_benchmark,
     )
-    from finchunk.retrieve.retriever import parse_retriever
+    from finchunk.retrieve.query.retriever import parse_retriever
 
     fb = load_financebench(data)
     if docs_cache and docs_cache.is_file():

@@ -22,8 +22,8 @@ from finchunk.evaluate.gold import gold_from_corpus
 from finchunk.evaluate.harness import EvalSettings, Variant, run_variant
 from finchunk.evaluate.measures import Recall, compare, score
 from finchunk.evaluate.scope import Scope
-from finchunk.retrieve.feedback import FeedbackParams
-from finchunk.retrieve.retriever import (
+from finchunk.retrieve.lexical.feedback import FeedbackParams
+from finchunk.retrieve.query.retriever import (
     RetrieverOptions,
     TextSource,
     make_retriever,

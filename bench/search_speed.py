@@ -43,16 +43,16 @@ from finchunk.evaluate.measures import DEFAULT_THRESHOLD
 from finchunk.evaluate.runs import rank
 from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
-from finchunk.retrieve.build import IndexConfig, build_index, document_sources
-from finchunk.retrieve.dense import Embedder, HashingEmbedder, make_embedder
-from finchunk.retrieve.retriever import (
+from finchunk.retrieve.index.build import IndexConfig, build_index, document_sources
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.neural.dense import Embedder, HashingEmbedder, make_embedder
+from finchunk.retrieve.query.retriever import (
     InMemoryTexts,
     RetrieverKind,
     RetrieverOptions,
     fusion_warnings,
 )
-from finchunk.retrieve.search import SearchOptions, search
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.query.search import SearchOptions, search
 
 KINDS = [RetrieverKind.BM25, RetrieverKind.DENSE, RetrieverKind.HYBRID]
 

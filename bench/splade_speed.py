@@ -24,7 +24,7 @@ import numpy as np
 
 from finchunk.chunk import make_chunker
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
-from finchunk.retrieve.splade import SpladeReranker, _StatesCache, load_splade
+from finchunk.retrieve.neural.splade import SpladeReranker, _StatesCache, load_splade
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPTH = 100

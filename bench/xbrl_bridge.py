@@ -31,11 +31,11 @@ import numpy as np
 from finchunk.datasets.financebench import load_financebench
 from finchunk.evaluate.financebench import BenchConfig, FBScope, FBStrategy, run_benchmark
 from finchunk.evaluate.scope import Scope
-from finchunk.retrieve.analyzers import analyzer
 from finchunk.retrieve.base import Hits
-from finchunk.retrieve.bm25 import BM25Index, BM25Params
-from finchunk.retrieve.lexical import LexicalIndex
-from finchunk.retrieve.retriever import (
+from finchunk.retrieve.lexical.analyzers import analyzer
+from finchunk.retrieve.lexical.bm25 import BM25Index, BM25Params
+from finchunk.retrieve.lexical.lexical import LexicalIndex
+from finchunk.retrieve.query.retriever import (
     RetrieverOptions,
     TextSource,
     parse_retriever,

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 import finchunk
 import finchunk.api
-import finchunk.retrieve.search
+import finchunk.retrieve.query.search
 from finchunk.cli import app
 from finchunk.cli import chunk_eval as cli_chunk
 from finchunk.cli import retrieve as cli_retrieve
@@ -38,7 +38,7 @@ QUESTION = "¿Cuál fue la plantilla media?"
 # --- every example runs ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", [finchunk, finchunk.api, finchunk.retrieve.search])
+@pytest.mark.parametrize("module", [finchunk, finchunk.api, finchunk.retrieve.query.search])
 def test_docstring_examples_run(module: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the examples read tests/data, as from the repository root
     with warnings.catch_warnings():
@@ -317,7 +317,7 @@ def test_hits_carry_their_spans_pages_and_citations(tmp_path: Path) -> None:
 
 def test_zero_based_pages_count_from_zero() -> None:
     from finchunk.records import ChunkRecord
-    from finchunk.retrieve.search import Hit
+    from finchunk.retrieve.query.search import Hit
 
     hit = Hit(1, ChunkRecord("c", "d", ((0, 1),), "x", pages=(3, 4)), "", 1.0, ("x",))
     assert (hit.page, hit.pages, hit.zero_based_pages) == (3, (3, 4), (2, 3))
@@ -375,7 +375,7 @@ def test_evaluate_ids_drop_the_suffix_as_chunk_and_index_do(tmp_path: Path) -> N
 
 def test_metadata_names_agree_between_documents_and_records(tmp_path: Path) -> None:
     from finchunk.records import document_records
-    from finchunk.retrieve.metadata import canonical_metadata
+    from finchunk.text.metadata import canonical_metadata
 
     assert canonical_metadata({"fiscal_year": "2024", "issuer": "A"}) == {
         "year": "2024",

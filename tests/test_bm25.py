@@ -10,11 +10,11 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from finchunk.retrieve.base import Hits
-from finchunk.retrieve.bm25 import LESSON_PARAMS, BM25Index, BM25Params
 from finchunk.retrieve.kinds import RetrieverKind
-from finchunk.retrieve.lexical import LexicalIndex
-from finchunk.retrieve.retriever import RetrieverOptions, make_retriever
-from finchunk.retrieve.text import tokenize
+from finchunk.retrieve.lexical.bm25 import LESSON_PARAMS, BM25Index, BM25Params
+from finchunk.retrieve.lexical.lexical import LexicalIndex
+from finchunk.retrieve.query.retriever import RetrieverOptions, make_retriever
+from finchunk.text.analysis import tokenize
 
 
 def test_normalisation_strips_accents_case_and_stop_words() -> None:

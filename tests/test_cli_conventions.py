@@ -412,7 +412,7 @@ def test_eval_shows_an_embedding_line_for_retrievers_that_embed(
 ) -> None:
     from finchunk.cli import chunk_eval
     from finchunk.evaluate.harness import Variant
-    from finchunk.retrieve.dense import Watched
+    from finchunk.retrieve.neural.dense import Watched
 
     monkeypatch.setattr(common, "err_console", Console(stderr=True, force_terminal=False))
     bar = common.progress_bar()

@@ -102,9 +102,9 @@ HEAVY = (
     "finchunk.evaluate.harness",
     "finchunk.evaluate.measures",
     "finchunk.evaluate.financebench",
-    "finchunk.retrieve.build",
-    "finchunk.retrieve.store",
-    "finchunk.retrieve.retriever",
+    "finchunk.retrieve.index.build",
+    "finchunk.retrieve.index.store",
+    "finchunk.retrieve.query.retriever",
     "finchunk.datasets.sample",
     "finchunk.facts.store",
     "finchunk.ask",
@@ -112,8 +112,8 @@ HEAVY = (
     "dask",
     "distributed",
     "psycopg",
-    "finchunk.retrieve.distributed",
-    "finchunk.retrieve.pgstore",
+    "finchunk.retrieve.backends.distributed",
+    "finchunk.retrieve.backends.pgstore",
 )
 
 

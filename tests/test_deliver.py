@@ -13,11 +13,11 @@ from finchunk.evaluate.runs import Query, rank
 from finchunk.model import Chunk, Document
 from finchunk.parse.markdown import parse_markdown
 from finchunk.retrieve.base import Hits
-from finchunk.retrieve.build import IndexConfig, build_index, document_sources
-from finchunk.retrieve.deliver import ChunkFacts, Delivery, deliver, interleave
+from finchunk.retrieve.index.build import IndexConfig, build_index, document_sources
+from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.kinds import Distinct
-from finchunk.retrieve.search import SearchOptions, search
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.query.deliver import ChunkFacts, Delivery, deliver, interleave
+from finchunk.retrieve.query.search import SearchOptions, search
 
 RANKING = Hits(np.array([0, 1, 2, 3, 4]), np.array([5, 4, 3, 2, 1], dtype=np.float32))
 # chunks 0 and 1 on page 3 of doc 0; chunk 2 on page 4 of doc 0; 3, 4 in doc 1 without pages

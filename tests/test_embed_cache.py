@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from finchunk.retrieve import embed_cache
-from finchunk.retrieve.dense import DenseIndex, HashingEmbedder, embed_passages
+from finchunk.retrieve.neural import embed_cache
+from finchunk.retrieve.neural.dense import DenseIndex, HashingEmbedder, embed_passages
 
 
 class Counting:
@@ -117,7 +117,7 @@ def test_off_switch_and_cheap_embedders_skip_the_cache(
 
 
 def test_a_watched_embedder_reports_what_each_call_needs_and_does(cache_dir: Path) -> None:
-    from finchunk.retrieve.dense import Watched
+    from finchunk.retrieve.neural.dense import Watched
 
     needed, done = [], []
     inner = Counting()
@@ -135,7 +135,7 @@ def test_a_watched_embedder_reports_what_each_call_needs_and_does(cache_dir: Pat
 
 
 def test_watching_an_uncached_embedder_changes_no_vector() -> None:
-    from finchunk.retrieve.dense import Watched
+    from finchunk.retrieve.neural.dense import Watched
 
     needed, done = [], []
     plain = HashingEmbedder(16)

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 
 from finchunk.errors import InputError
-from finchunk.retrieve.bm25 import BM25Index
-from finchunk.retrieve.feedback import (
+from finchunk.retrieve.lexical.bm25 import BM25Index
+from finchunk.retrieve.lexical.feedback import (
     FeedbackParams,
     FeedbackRetriever,
     interpolate,
     relevance_model,
 )
-from finchunk.retrieve.lexical import LexicalIndex
-from finchunk.retrieve.retriever import RetrieverOptions, make_retriever
+from finchunk.retrieve.lexical.lexical import LexicalIndex
+from finchunk.retrieve.query.retriever import RetrieverOptions, make_retriever
 
 TEXTS = [
     "Revenue grew: net sales in Greater China rose.",

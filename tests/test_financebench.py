@@ -24,7 +24,7 @@ from finchunk.evaluate.financebench import (
 )
 from finchunk.model import ElementKind
 from finchunk.parse.pdf import parse_pdf_file
-from finchunk.retrieve.retriever import parse_retriever
+from finchunk.retrieve.query.retriever import parse_retriever
 
 from .pdf_fixtures import write_report, write_simple
 

@@ -21,11 +21,11 @@ from finchunk.chunk import make_chunker
 from finchunk.errors import InputError, MissingExtraError
 from finchunk.parse import load
 from finchunk.records import ChunkRecord, document_records
-from finchunk.retrieve.build import build_index
-from finchunk.retrieve.dense import HashingEmbedder
-from finchunk.retrieve.search import SearchOptions, search
-from finchunk.retrieve.sources import file_sources
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.index.build import build_index
+from finchunk.retrieve.index.sources import file_sources
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.neural.dense import HashingEmbedder
+from finchunk.retrieve.query.search import SearchOptions, search
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGCHAIN = "the langchain extra is not installed: pip install 'finchunk[langchain]'"

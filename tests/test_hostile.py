@@ -351,7 +351,7 @@ def test_pdf_last_line_word_or_year_is_not_a_page_number() -> None:
 
 
 def test_duplicate_keys_in_sidecar_metadata_are_an_error(tmp_path: Path) -> None:
-    from finchunk.retrieve.build import build_index, file_sources
+    from finchunk.retrieve.index.build import build_index, file_sources
 
     (tmp_path / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
     (tmp_path / "a.meta.json").write_text('{"year": 2023, "year": 2024}', encoding="utf-8")
@@ -418,7 +418,7 @@ def test_every_json_reader_names_the_file_for_each_way_json_fails(
     from finchunk.evaluate.quotes import read_quote_questions
     from finchunk.evaluate.runs import read_jsonl as read_run
     from finchunk.facts.companyfacts import companyfacts_from_bytes
-    from finchunk.retrieve.build import build_index, file_sources
+    from finchunk.retrieve.index.build import build_index, file_sources
 
     lines = tmp_path / "q.jsonl"
     lines.write_bytes(b"\n" + raw + b"\n")

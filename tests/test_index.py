@@ -16,19 +16,19 @@ import pytest
 
 from finchunk.errors import InputError, MissingExtraError
 from finchunk.parse import load
-from finchunk.retrieve import auto as auto_module
-from finchunk.retrieve import search as search_module
-from finchunk.retrieve.bm25 import BM25Index
-from finchunk.retrieve.build import IndexConfig, build_index, file_sources
-from finchunk.retrieve.deliver import Delivery
-from finchunk.retrieve.dense import HashingEmbedder
-from finchunk.retrieve.filters import parse_filter
+from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.store import Index, IndexMismatchError
 from finchunk.retrieve.kinds import Distinct, FilterStatistics
-from finchunk.retrieve.lexical import LexicalIndex
-from finchunk.retrieve.postings import FILES as POSTING_FILES
-from finchunk.retrieve.retriever import RetrieverKind
-from finchunk.retrieve.search import SearchOptions, search
-from finchunk.retrieve.store import Index, IndexMismatchError
+from finchunk.retrieve.lexical.bm25 import BM25Index
+from finchunk.retrieve.lexical.lexical import LexicalIndex
+from finchunk.retrieve.lexical.postings import FILES as POSTING_FILES
+from finchunk.retrieve.neural.dense import HashingEmbedder
+from finchunk.retrieve.query import auto as auto_module
+from finchunk.retrieve.query import search as search_module
+from finchunk.retrieve.query.deliver import Delivery
+from finchunk.retrieve.query.filters import parse_filter
+from finchunk.retrieve.query.retriever import RetrieverKind
+from finchunk.retrieve.query.search import SearchOptions, search
 
 REPSOL = """# Repsol informe anual 2024
 
@@ -312,8 +312,8 @@ def test_failed_build_leaves_previous_index_readable(corpus):
 KILLED_BUILD = """
 import sys, time
 from pathlib import Path
-from finchunk.retrieve.dense import HashingEmbedder
-from finchunk.retrieve.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.neural.dense import HashingEmbedder
+from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
 
 class Slow(HashingEmbedder):
     def embed_passages(self, texts):
@@ -572,7 +572,7 @@ def test_a_folder_listing_follows_links_once_and_skips_indexes_and_hidden_folder
 def test_a_second_writer_is_refused_while_a_build_holds_the_lock(tmp_path):
     # two builds at once each published over the other's work (the last won), and one's
     # cleanup could delete the segment the other was writing
-    from finchunk.retrieve.store import IndexBusyError, writer_lock
+    from finchunk.retrieve.index.store import IndexBusyError, writer_lock
 
     (tmp_path / "a.md").write_text("# A\n\nrevenue grew\n", encoding="utf-8")
     root = tmp_path / "idx"

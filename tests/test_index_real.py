@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from finchunk.parse import load
-from finchunk.retrieve.build import build_index, file_sources
-from finchunk.retrieve.search import SearchOptions, search
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.index.build import build_index, file_sources
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.query.search import SearchOptions, search
 
 
 def test_filings_index_and_cite(shared_data: Path, tmp_path: Path):

@@ -18,8 +18,8 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 #: generation about to be).
 INTERRUPTED_INDEX = """
 import os, signal, sys
-import finchunk.retrieve.build as build
-from finchunk.retrieve.segments import SegmentBuilder
+import finchunk.retrieve.index.build as build
+from finchunk.retrieve.index.segments import SegmentBuilder
 
 stage, args = sys.argv[1], sys.argv[2:]
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from finchunk.errors import DamagedIndexError, InputError
-from finchunk.retrieve import locks
-from finchunk.retrieve.build import IndexConfig, build_index, file_sources
-from finchunk.retrieve.locks import claim_unread, hold_live
-from finchunk.retrieve.store import MANIFEST, Index
+from finchunk.retrieve.index import locks
+from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.locks import claim_unread, hold_live
+from finchunk.retrieve.index.store import MANIFEST, Index
 
 pytestmark = pytest.mark.skipif(locks.fcntl is None, reason="no flock on this platform")
 
@@ -89,7 +89,7 @@ def test_a_reader_in_another_process_keeps_its_generation(tmp_path):
     script = textwrap.dedent(
         f"""
         import sys
-        from finchunk.retrieve.store import Index
+        from finchunk.retrieve.index.store import Index
         index = Index.open({str(root)!r})
         print(index.gen.name, flush=True)
         sys.stdin.readline()

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from finchunk.retrieve import mentions
-from finchunk.retrieve.mentions import (
+from finchunk.retrieve.query import mentions
+from finchunk.retrieve.query.mentions import (
     Issuer,
     MentionFinder,
     MentionKind,

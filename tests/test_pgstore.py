@@ -23,12 +23,12 @@ pgserver = pytest.importorskip(
 
 from finchunk.cli import app  # noqa: E402
 from finchunk.errors import InputError  # noqa: E402
-from finchunk.retrieve.build import Source, build_index  # noqa: E402
-from finchunk.retrieve.filters import Filter  # noqa: E402
+from finchunk.retrieve.backends.pgstore import SCHEMA, PgIndex, build_pg_index, connect  # noqa: E402
+from finchunk.retrieve.index.build import Source, build_index  # noqa: E402
+from finchunk.retrieve.index.store import Index  # noqa: E402
 from finchunk.retrieve.kinds import FilterStatistics  # noqa: E402
-from finchunk.retrieve.pgstore import SCHEMA, PgIndex, build_pg_index, connect  # noqa: E402
-from finchunk.retrieve.search import SearchOptions, search  # noqa: E402
-from finchunk.retrieve.store import Index  # noqa: E402
+from finchunk.retrieve.query.filters import Filter  # noqa: E402
+from finchunk.retrieve.query.search import SearchOptions, search  # noqa: E402
 from tests.backend_corpus import CONFIG, QUERIES, write_corpus  # noqa: E402
 
 
@@ -73,7 +73,7 @@ def _issuer(index: Index) -> str:
 
 def _splade_installed() -> bool:
     from finchunk.errors import MissingExtraError
-    from finchunk.retrieve.splade import load_splade
+    from finchunk.retrieve.neural.splade import load_splade
 
     try:
         load_splade()
@@ -250,7 +250,7 @@ def test_a_generation_of_another_format_is_refused_with_one_line(server, corpus)
 
 
 def test_a_lexical_search_needs_no_embedding_model(built, monkeypatch) -> None:
-    import finchunk.retrieve.pgstore as pgstore
+    import finchunk.retrieve.backends.pgstore as pgstore
 
     def missing(name: str):
         raise InputError(f"{name}: pip install the extra")

@@ -9,8 +9,13 @@ import numpy as np
 import pytest
 
 from finchunk.errors import InputError
-from finchunk.retrieve.bm25 import BM25Index, CorpusStats, merge_doc_freqs, top_k
-from finchunk.retrieve.postings import Segment, SegmentWriter, decode_varints, encode_varints
+from finchunk.retrieve.lexical.bm25 import BM25Index, CorpusStats, merge_doc_freqs, top_k
+from finchunk.retrieve.lexical.postings import (
+    Segment,
+    SegmentWriter,
+    decode_varints,
+    encode_varints,
+)
 
 
 def test_varints_round_trip_every_width() -> None:
@@ -114,7 +119,7 @@ def test_doc_freqs_merge_to_the_whole_corpus_statistics() -> None:
 
 
 def test_postings_encoded_in_batches_are_the_same_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
-    import finchunk.retrieve.postings as postings
+    import finchunk.retrieve.lexical.postings as postings
 
     rng = np.random.default_rng(5)
     texts = [" ".join(f"t{x}" for x in rng.integers(0, 50, 30)) for _ in range(400)]

@@ -9,11 +9,11 @@ import pytest
 from finchunk.errors import InputError
 from finchunk.evaluate.runs import Query, rank
 from finchunk.model import Chunk, Document
-from finchunk.retrieve.cards import DocumentMap, card_text, document_card
-from finchunk.retrieve.filters import AutoFilterPolicy, FilterField, MetadataIndex
-from finchunk.retrieve.mentions import YearPolicy
-from finchunk.retrieve.priors import PriorMode, PriorParams, scaled
-from finchunk.retrieve.retriever import InMemoryTexts, RetrieverOptions, make_retriever
+from finchunk.retrieve.query.cards import DocumentMap, card_text, document_card
+from finchunk.retrieve.query.filters import AutoFilterPolicy, FilterField, MetadataIndex
+from finchunk.retrieve.query.mentions import YearPolicy
+from finchunk.retrieve.query.priors import PriorMode, PriorParams, scaled
+from finchunk.retrieve.query.retriever import InMemoryTexts, RetrieverOptions, make_retriever
 
 # Two filings alike in every chunk but the issuer (and year) their card names.
 _BODY = [

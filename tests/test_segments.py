@@ -9,15 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import finchunk.retrieve.build as build_module
+import finchunk.retrieve.index.build as build_module
 from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
-from finchunk.retrieve.analyzers import PLAIN
-from finchunk.retrieve.bm25 import BM25Params
-from finchunk.retrieve.build import IndexConfig, build_index, document_sources
-from finchunk.retrieve.dense import HashingEmbedder
-from finchunk.retrieve.lexical import LexicalIndex
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.index.build import IndexConfig, build_index, document_sources
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.lexical.analyzers import PLAIN
+from finchunk.retrieve.lexical.bm25 import BM25Params
+from finchunk.retrieve.lexical.lexical import LexicalIndex
+from finchunk.retrieve.neural.dense import HashingEmbedder
 
 WORDS = [
     "ingresos",
@@ -183,14 +183,14 @@ def _settled_folder(folder: Path) -> Path:
 def test_reindex_trusts_settled_stats_and_hashes_recent_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from finchunk.retrieve.build import file_sources
+    from finchunk.retrieve.index.build import file_sources
 
     folder = _settled_folder(tmp_path / "docs")
     build_index(file_sources([folder]), tmp_path / "idx")
     recent = folder / "d1.md"
     recent.write_text("# D1\n\ningresos 9 gastos\n", encoding="utf-8")  # same size, new mtime
     reads: list[str] = []
-    import finchunk.retrieve.sources as sources_module
+    import finchunk.retrieve.index.sources as sources_module
 
     real = sources_module.read_bytes
     monkeypatch.setattr(sources_module, "read_bytes", lambda p: reads.append(str(p)) or real(p))
@@ -205,8 +205,8 @@ def test_reindex_trusts_settled_stats_and_hashes_recent_files(
 def test_settled_unchanged_folder_is_answered_from_the_manifest_header(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import finchunk.retrieve.store as store_module
-    from finchunk.retrieve.build import file_sources
+    import finchunk.retrieve.index.store as store_module
+    from finchunk.retrieve.index.build import file_sources
 
     folder = _settled_folder(tmp_path / "docs")
     first = build_index(file_sources([folder]), tmp_path / "idx")
@@ -229,7 +229,7 @@ def test_removed_rows_are_read_from_their_row_groups_only(tmp_path: Path) -> Non
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from finchunk.retrieve.segments import read_rows
+    from finchunk.retrieve.index.segments import read_rows
 
     def _row_texts(path: Path, rows: np.ndarray) -> list[str]:
         return read_rows(path, rows, ["text"]).column("text").to_pylist()

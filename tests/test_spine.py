@@ -44,10 +44,10 @@ from finchunk.evaluate.runs import (
     write_trec,
 )
 from finchunk.model import Chunk, Document
-from finchunk.retrieve.build import IndexConfig, build_index, file_sources
-from finchunk.retrieve.retriever import make_retriever, parse_retriever, retriever_names
-from finchunk.retrieve.search import SearchOptions, search
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.query.retriever import make_retriever, parse_retriever, retriever_names
+from finchunk.retrieve.query.search import SearchOptions, search
 
 from . import toy_reranker, toy_retriever  # noqa: F401  (they register themselves)
 from .test_financebench import data  # noqa: F401  (the tiny FinanceBench fixture)
@@ -86,7 +86,7 @@ def test_reranker_keeps_negative_scores_and_reorders_the_first_stage() -> None:
 
 
 def test_reranking_deeper_than_its_depth_keeps_the_first_stage_order_below_it() -> None:
-    from finchunk.retrieve.rerank import Reranked
+    from finchunk.retrieve.neural.rerank import Reranked
 
     texts = ["revenue " * n + "sales" for n in range(1, 6)] + ["costs"] * 7
     first = make_retriever("bm25", texts)
@@ -133,7 +133,7 @@ def test_fused_reranking_weighs_both_stages() -> None:
 
 
 def test_fuse_scores_scale_each_stage_to_the_unit_interval() -> None:
-    from finchunk.retrieve.rerank import fuse_scores, minmax
+    from finchunk.retrieve.neural.rerank import fuse_scores, minmax
 
     assert minmax(np.array([2.0, 4.0, 3.0])).tolist() == [0.0, 1.0, 0.5]
     assert minmax(np.array([5.0, 5.0])).tolist() == [1.0, 1.0]
@@ -362,8 +362,8 @@ def test_paired_bootstrap_is_seeded_and_says_when_noise() -> None:
 def test_an_installed_plugin_is_found_by_name(tmp_path: Path) -> None:
     """A package naming its module under the ``finchunk.retrievers`` entry points."""
     (tmp_path / "myretriever.py").write_text(
-        "from finchunk.retrieve.retriever import register_retriever\n"
-        "from finchunk.retrieve.lexical import LexicalIndex\n"
+        "from finchunk.retrieve.query.retriever import register_retriever\n"
+        "from finchunk.retrieve.lexical.lexical import LexicalIndex\n"
         "register_retriever('mine', lambda source, options: LexicalIndex.build(source.texts))\n"
     )
     info = tmp_path / "myretriever-0.1.dist-info"
@@ -371,7 +371,7 @@ def test_an_installed_plugin_is_found_by_name(tmp_path: Path) -> None:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: myretriever\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[finchunk.retrievers]\nmine = myretriever\n")
     code = (
-        "from finchunk.retrieve.retriever import make_retriever\n"
+        "from finchunk.retrieve.query.retriever import make_retriever\n"
         "r = make_retriever('mine', ['revenue grew', 'costs'])\n"
         "print(r.search('revenue', 3).positions.tolist())\n"
     )

@@ -19,8 +19,8 @@ import pytest
 
 from finchunk import extras
 from finchunk.errors import InputError, MissingExtraError
-from finchunk.retrieve import splade as sp
-from finchunk.retrieve.safetensors import SafetensorsError, read_safetensors
+from finchunk.retrieve.neural import splade as sp
+from finchunk.retrieve.neural.safetensors import SafetensorsError, read_safetensors
 
 pytest.importorskip("tokenizers", reason="pip install 'finchunk[splade]'")
 
@@ -218,7 +218,7 @@ def test_missing_extra_names_the_install_command(monkeypatch) -> None:
 
 
 def test_the_factory_builds_a_fused_splade_rerank(tiny, monkeypatch) -> None:
-    from finchunk.retrieve.retriever import make_retriever, parse_retriever
+    from finchunk.retrieve.query.retriever import make_retriever, parse_retriever
 
     monkeypatch.setattr(sp, "load_splade", lambda: tiny)
     texts = [t for t in TEXTS if t] + ["Capital expenditures: property and equipment."]
@@ -279,7 +279,7 @@ def test_packaged_model_gives_the_reference_weights() -> None:
 
 @needs_model
 def test_packaged_model_reranks_the_passage_that_answers_first() -> None:
-    from finchunk.retrieve.retriever import make_retriever
+    from finchunk.retrieve.query.retriever import make_retriever
 
     texts = [
         "Payments for acquisition of property, plant and equipment were $9.4 billion.",
@@ -317,7 +317,7 @@ def test_packaged_model_reranks_the_passage_that_answers_first() -> None:
     ],
 )
 def test_language_by_each_languages_own_stop_words(question, expected) -> None:
-    from finchunk.retrieve.text import language
+    from finchunk.text.analysis import language
 
     got = language(question)
     assert (None if got is None else got.value) == expected
@@ -343,10 +343,10 @@ def _three_documents(tmp_path: Path) -> Path:
 def test_auto_reranks_english_questions_with_splade_where_installed(
     tiny, tmp_path, monkeypatch
 ) -> None:
-    from finchunk.retrieve import auto as auto_module
-    from finchunk.retrieve.build import IndexConfig, build_index, file_sources
-    from finchunk.retrieve.search import search
-    from finchunk.retrieve.store import Index
+    from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+    from finchunk.retrieve.index.store import Index
+    from finchunk.retrieve.query import auto as auto_module
+    from finchunk.retrieve.query.search import search
 
     monkeypatch.setattr(sp, "load_splade", lambda: tiny)
     idx = tmp_path / "idx"
@@ -385,8 +385,8 @@ def test_auto_reranks_english_questions_with_splade_where_installed(
 
 
 def test_a_vocabulary_that_cannot_be_read_leaves_keywords_to_bm25(tmp_path, monkeypatch) -> None:
-    from finchunk.retrieve import auto as auto_module
-    from finchunk.retrieve import text
+    from finchunk.retrieve.query import auto as auto_module
+    from finchunk.text import analysis as text
 
     monkeypatch.setattr(text, "ENGLISH_VOCAB", tmp_path / "missing.txt")
     text._english_words.cache_clear()
@@ -403,8 +403,8 @@ def test_a_vocabulary_that_cannot_be_read_leaves_keywords_to_bm25(tmp_path, monk
 def test_eval_auto_ranks_each_question_as_search_would(tiny, monkeypatch) -> None:
     from finchunk.evaluate.runs import Query, rank
     from finchunk.model import Chunk, Document
-    from finchunk.retrieve import auto as auto_module
-    from finchunk.retrieve.retriever import RetrieverOptions, fused_parts
+    from finchunk.retrieve.query import auto as auto_module
+    from finchunk.retrieve.query.retriever import RetrieverOptions, fused_parts
 
     monkeypatch.setattr(sp, "load_splade", lambda: tiny)
     texts = {

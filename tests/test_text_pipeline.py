@@ -14,12 +14,12 @@ import typer
 from typer.testing import CliRunner
 
 from finchunk.errors import InputError
-from finchunk.retrieve.bm25 import LESSON_PARAMS, BM25Index, BM25Params
-from finchunk.retrieve.build import IndexConfig, build_index, file_sources
-from finchunk.retrieve.lexical import LexicalIndex
-from finchunk.retrieve.retriever import RetrieverOptions, make_retriever, tuned_on_benchmark
-from finchunk.retrieve.store import Index
-from finchunk.retrieve.text import LESSON_TEXT, NumberMode, Stemmer, TextPipeline, tokenize
+from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.lexical.bm25 import LESSON_PARAMS, BM25Index, BM25Params
+from finchunk.retrieve.lexical.lexical import LexicalIndex
+from finchunk.retrieve.query.retriever import RetrieverOptions, make_retriever, tuned_on_benchmark
+from finchunk.text.analysis import LESSON_TEXT, NumberMode, Stemmer, TextPipeline, tokenize
 
 P = TextPipeline()
 

@@ -13,7 +13,7 @@ from finchunk.cli import app
 from finchunk.cli.common import MAX_UNSUPPORTED_NAMED
 from finchunk.errors import InputError
 from finchunk.parse import SUPPORTED_FORMATS
-from finchunk.retrieve.build import file_sources
+from finchunk.retrieve.index.build import file_sources
 
 
 def _folder(tmp_path: Path) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-VOCAB = Path(__file__).resolve().parents[1] / "src" / "finchunk" / "retrieve" / "vocab"
+VOCAB = Path(__file__).resolve().parents[1] / "src" / "finchunk" / "text" / "vocab"
 
 
 def _config():

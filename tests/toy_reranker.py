@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from finchunk.retrieve.retriever import RetrieverOptions, TextSource, register_reranker
+from finchunk.retrieve.query.retriever import RetrieverOptions, TextSource, register_reranker
 
 
 class Shortest:

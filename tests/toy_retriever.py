@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from finchunk.retrieve.base import Hits, candidates
-from finchunk.retrieve.retriever import RetrieverOptions, TextSource, register_retriever
+from finchunk.retrieve.query.retriever import RetrieverOptions, TextSource, register_retriever
 
 
 class WordOverlap:

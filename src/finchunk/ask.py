@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from finchunk.errors import InputError
-from finchunk.retrieve.filters import words
 from finchunk.retrieve.kinds import AUTO_RETRIEVER
-from finchunk.retrieve.mentions import YearPolicy, periods
-from finchunk.retrieve.text import STOP_WORDS
+from finchunk.retrieve.query.filters import words
+from finchunk.retrieve.query.mentions import YearPolicy, periods
+from finchunk.text.analysis import STOP_WORDS
 
 if TYPE_CHECKING:
     from finchunk.facts.entities import Entity
@@ -371,7 +371,7 @@ class AskAnswer:
     route: Route
     reason: str
     fact: FactResult | None = None
-    hits: list[Any] = field(default_factory=list)  # finchunk.retrieve.search.Hit
+    hits: list[Any] = field(default_factory=list)  # finchunk.retrieve.query.search.Hit
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -686,8 +686,8 @@ def _fact_route(question: str, opts: AskOptions) -> _Routed:
 
 
 def _text_route(question: str, opts: AskOptions) -> tuple[list[Any], list[str]]:
-    from finchunk.retrieve.search import SearchOptions, search
-    from finchunk.retrieve.store import Index
+    from finchunk.retrieve.index.store import Index
+    from finchunk.retrieve.query.search import SearchOptions, search
 
     if opts.index is None:
         return [], []

@@ -4,7 +4,8 @@ consecutive parts whose results are joined in order, so the results equal a run 
 
 Without an active cluster (:func:`on_cluster`) everything runs in this process; on the
 workers themselves no cluster is active, so nothing is sent on again. This module imports
-no Dask: the client is handed in by the caller (:func:`finchunk.retrieve.distributed.dask_client`).
+no Dask: the client is handed in by the caller
+(:func:`finchunk.retrieve.backends.distributed.dask_client`).
 """
 
 from __future__ import annotations

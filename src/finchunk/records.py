@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from finchunk.errors import InputError
 from finchunk.files import atomic_output, loads, read_jsonl, whole_number
 from finchunk.model import Chunk, ChunkKind, Document, Span
-from finchunk.retrieve.metadata import canonical_metadata
+from finchunk.text.metadata import canonical_metadata
 
 PARQUET_SUFFIX = ".parquet"
 

@@ -38,7 +38,7 @@ from finchunk.errors import InputError
 from finchunk.records import ChunkRecord
 
 if TYPE_CHECKING:
-    from finchunk.retrieve.search import Hit
+    from finchunk.retrieve.query.search import Hit
 
 #: The metadata keys the adapters write for a record's own fields (``id`` as ``chunk_id``).
 RECORD_KEYS = ("chunk_id", "doc_id", "spans", "section", "page", "pages", "header", "kind")

@@ -45,7 +45,7 @@ from finchunk.records import ChunkRecord
 if TYPE_CHECKING:
     from langchain_core.documents import Document
 
-    from finchunk.retrieve.search import Hit
+    from finchunk.retrieve.query.search import Hit
 
 EXTRA = "langchain"
 
@@ -107,7 +107,7 @@ def _retriever_class() -> type:
         """``finchunk search`` as a LangChain retriever.
 
         ``index``: an index directory (opened once, held until :meth:`close`) or an opened
-        :class:`finchunk.retrieve.store.Index`. The options are ``finchunk search``'s: ``k``
+        :class:`finchunk.retrieve.index.store.Index`. The options are ``finchunk search``'s: ``k``
         (5), ``retriever`` (``auto``: chosen per question; or ``bm25``, ``dense``,
         ``hybrid``, ``bm25/splade@100+0.5`` …), ``filters`` (``{"issuer": "Repsol"}`` or
         ``["year=2024"]``), ``auto_filter``, ``budget`` (characters), ``distinct``
@@ -135,11 +135,11 @@ def _retriever_class() -> type:
             self._search = IndexSearch(self.index, self.search_options(), self.embedder)
 
         def search_options(self) -> Any:
-            """The :class:`~finchunk.retrieve.search.SearchOptions` of the fields now."""
+            """The :class:`~finchunk.retrieve.query.search.SearchOptions` of the fields now."""
             return search_options(**{f: getattr(self, f) for f in _SEARCH_FIELDS})
 
         def search(self, query: str) -> Any:
-            """The :class:`~finchunk.retrieve.search.SearchResult` (hits, notes, filters)."""
+            """The :class:`~finchunk.retrieve.query.search.SearchResult` (hits, notes, filters)."""
             return self._search.search(query, self.search_options())
 
         def _get_relevant_documents(self, query: str, *, run_manager: Any) -> list[Any]:

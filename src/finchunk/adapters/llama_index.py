@@ -56,12 +56,12 @@ from finchunk.adapters import hit_metadata, metadata_record, record_metadata
 from finchunk.extras import import_extra
 from finchunk.model import Document
 from finchunk.records import ChunkRecord
-from finchunk.retrieve.metadata import canonical_metadata
+from finchunk.text.metadata import canonical_metadata
 
 if TYPE_CHECKING:
     from llama_index.core.schema import BaseNode, NodeWithScore, TextNode
 
-    from finchunk.retrieve.search import Hit
+    from finchunk.retrieve.query.search import Hit
 
 EXTRA = "llama-index"
 
@@ -196,11 +196,11 @@ def _retriever_class() -> type:
 
         @property
         def index(self) -> Any:
-            """The opened :class:`finchunk.retrieve.store.Index`."""
+            """The opened :class:`finchunk.retrieve.index.store.Index`."""
             return self._search.index
 
         def search(self, query: str) -> Any:
-            """The :class:`~finchunk.retrieve.search.SearchResult` (hits, notes, filters)."""
+            """The :class:`~finchunk.retrieve.query.search.SearchResult` (hits, notes, filters)."""
             return self._search.search(query, self.options)
 
         def _retrieve(self, query_bundle: Any) -> list[Any]:

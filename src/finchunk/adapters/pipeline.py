@@ -2,7 +2,7 @@
 :mod:`finchunk.adapters.llama_index` run, without any framework: finchunk's own code paths.
 
 * :class:`IndexSearch` — an index (a path, opened once, or an opened
-  :class:`~finchunk.retrieve.store.Index`) and the options ``finchunk search`` takes (``k``,
+  :class:`~finchunk.retrieve.index.store.Index`) and the options ``finchunk search`` takes (``k``,
   ``retriever`` ``auto`` by default, ``filters``, ``auto_filter``, ``budget``, ``distinct``,
   ``per_entity``); ``search(query)`` is :func:`finchunk.retrieve.search.search`;
 * :func:`make_splitter` — a chunker as ``finchunk chunk`` makes it (``structure``, the
@@ -11,7 +11,7 @@
   Markdown (plain text is Markdown without markup), chunked into records whose spans index
   that very text;
 * :func:`file_documents` / :func:`file_records` — files and folders read as ``finchunk chunk``
-  and ``finchunk index`` read them (:func:`finchunk.retrieve.sources.file_sources`: HTML, PDF,
+  and ``finchunk index`` read them (:func:`finchunk.retrieve.index.sources.file_sources`: HTML, PDF,
   Markdown; ids from file names; ``NAME.meta.json`` metadata), then chunked.
 """
 
@@ -26,13 +26,13 @@ from finchunk.chunk import Chunker, Strategy, make_chunker
 from finchunk.errors import InputError
 from finchunk.model import Document
 from finchunk.records import ChunkRecord, document_records
-from finchunk.retrieve.deliver import Delivery
-from finchunk.retrieve.dense import Embedder
-from finchunk.retrieve.filters import Filter, parse_filter
+from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.kinds import AUTO_RETRIEVER, Distinct
-from finchunk.retrieve.retriever import parse_named
-from finchunk.retrieve.search import SearchOptions, SearchResult, search
-from finchunk.retrieve.store import Index
+from finchunk.retrieve.neural.dense import Embedder
+from finchunk.retrieve.query.deliver import Delivery
+from finchunk.retrieve.query.filters import Filter, parse_filter
+from finchunk.retrieve.query.retriever import parse_named
+from finchunk.retrieve.query.search import SearchOptions, SearchResult, search
 
 #: Filters as the classes take them: ``{"issuer": "Repsol", "year": ["2023", "2024"]}``,
 #: ``["issuer=Repsol", "year=2024"]`` (as ``--filter``), or :class:`Filter` objects.
@@ -150,7 +150,7 @@ def text_document(text: str, doc_id: str, metadata: Mapping[str, Any] | None = N
     metadata (:func:`finchunk.adapters.record_metadata`)."""
     from finchunk.adapters import ADDED_KEYS
     from finchunk.parse.markdown import parse_markdown
-    from finchunk.retrieve.metadata import canonical_field
+    from finchunk.text.metadata import canonical_field
 
     dropped = {"doc_id", *ADDED_KEYS}
     meta = {k: v for k, v in (metadata or {}).items() if canonical_field(k) not in dropped}
@@ -171,7 +171,7 @@ def file_documents(paths: str | Path | Iterable[str | Path]) -> Iterator[Documen
     """Each document of files and folders, read as ``finchunk index`` reads them (ids from
     the file names; a file that cannot be read is a :class:`~finchunk.errors.ParseError`
     naming it)."""
-    from finchunk.retrieve.sources import file_sources
+    from finchunk.retrieve.index.sources import file_sources
 
     listed = [paths] if isinstance(paths, str | Path) else list(paths)
     for source in file_sources(listed):

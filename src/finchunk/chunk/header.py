@@ -8,7 +8,7 @@
     Documento de datos fundamentales — Meridiano … UCITS ETF (Acc) | KID | 2023 > Riesgos
 
 The document line is built from the document's metadata under the canonical names of
-:func:`finchunk.retrieve.metadata.canonical_metadata` (every parser's spelling: ``dei:``
+:func:`finchunk.text.metadata.canonical_metadata` (every parser's spelling: ``dei:``
 facts, the SGML header, the cover page, FinanceBench's document information, the lesson's
 ``emisor``/``anio``/``tipo`` columns) and the title:
 
@@ -36,7 +36,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from finchunk.model import Document
-from finchunk.retrieve.text import normalize
+from finchunk.text.analysis import normalize
 
 SECTION_SEPARATOR = " > "
 FIELD_SEPARATOR = " | "
@@ -75,7 +75,7 @@ def context_header(doc: Document, section: Sequence[str]) -> str:
 def document_line(metadata: Mapping[str, Any], title: str) -> str:
     """Entity, document type and period from ``metadata``; the title when it says more."""
     # Imported here: filters needs numpy, which ``finchunk --help`` must not load.
-    from finchunk.retrieve.metadata import canonical_metadata
+    from finchunk.text.metadata import canonical_metadata
 
     meta = canonical_metadata(metadata)
     doc_type = doc_type_label(meta.get("doc_type", ""))

@@ -81,8 +81,8 @@ def _config(
         parse_scope,
         parse_strategy,
     )
-    from finchunk.retrieve.deliver import Delivery
-    from finchunk.retrieve.retriever import RetrieverOptions
+    from finchunk.retrieve.query.deliver import Delivery
+    from finchunk.retrieve.query.retriever import RetrieverOptions
 
     return BenchConfig(
         strategies=tuple(parse_list(strategies, parse_strategy, "--strategies")),
@@ -170,7 +170,7 @@ def financebench(
         from finchunk.evaluate.financebench import Progress, run_benchmark
         from finchunk.evaluate.runs import write_run_files
         from finchunk.files import json_text, write_json
-        from finchunk.retrieve.retriever import fusion_warnings, named_needs_embedder
+        from finchunk.retrieve.query.retriever import fusion_warnings, named_needs_embedder
 
         config = _config(
             strategies,

@@ -52,7 +52,7 @@ from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, Distinct, FilterStatistics
 if TYPE_CHECKING:
     from finchunk.evaluate.corpus import Corpus
     from finchunk.evaluate.harness import EvalSettings, Variant
-    from finchunk.retrieve.bm25 import BM25Params
+    from finchunk.retrieve.lexical.bm25 import BM25Params
 
 DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
@@ -82,7 +82,7 @@ def chunk(
     index."""
     from finchunk.chunk import make_chunker
     from finchunk.records import write_chunks
-    from finchunk.retrieve.build import file_sources
+    from finchunk.retrieve.index.build import file_sources
 
     skipped: list[tuple[str, str]] = []
     with user_errors():
@@ -105,7 +105,7 @@ def _records(sources: list[Any], chunker: Any, mode: Any, skipped: list[tuple[st
     """Chunk records of each source that can be read (the others are added to ``skipped``,
     or raise, as ``mode`` says)."""
     from finchunk.records import document_records
-    from finchunk.retrieve.build import load_or_skip
+    from finchunk.retrieve.index.build import load_or_skip
 
     for src in sources:
         warned: list[tuple[str, str]] = []
@@ -131,7 +131,7 @@ def eval_variants(
     from finchunk.chunk import make_chunker
     from finchunk.evaluate.harness import Variant
     from finchunk.evaluate.represent import Represent, index_text
-    from finchunk.retrieve.retriever import parse_named
+    from finchunk.retrieve.query.retriever import parse_named
 
     names = parse_list(strategies, Strategy, "--strategies")
     kinds = parse_list(retrievers, parse_named, "--retriever")
@@ -184,7 +184,7 @@ def eval_settings(
 ) -> EvalSettings:
     """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list)."""
     from finchunk.evaluate.harness import EvalSettings
-    from finchunk.retrieve.deliver import Delivery
+    from finchunk.retrieve.query.deliver import Delivery
 
     budgets = tuple(parse_list(budget, positive_int("--budget"), "--budget")) if budget else ()
     delivery = Delivery(distinct, per_entity)
@@ -198,7 +198,7 @@ def _watched(variants: list[Variant], bar: Any) -> list[Variant]:
     watched embedder per model, shared: a model is loaded once)."""
     from dataclasses import replace
 
-    from finchunk.retrieve.retriever import named_needs_embedder
+    from finchunk.retrieve.query.retriever import named_needs_embedder
 
     watched: dict[str, Any] = {}
     out = []
@@ -247,7 +247,7 @@ def _show_report(report: dict[str, Any], out: Path | None, as_json: bool) -> Non
     stderr; the report written to ``out`` when given."""
     from finchunk.cli.render import print_alignment, print_eval_tables
     from finchunk.files import json_text, write_json
-    from finchunk.retrieve.retriever import fusion_warnings
+    from finchunk.retrieve.query.retriever import fusion_warnings
 
     said = err_console if as_json else console
     if as_json:

@@ -32,8 +32,8 @@ from finchunk.retrieve.kinds import Distinct
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from finchunk.retrieve.bm25 import BM25Params
-    from finchunk.retrieve.dense import Watched
+    from finchunk.retrieve.lexical.bm25 import BM25Params
+    from finchunk.retrieve.neural.dense import Watched
 
 T = TypeVar("T")
 console = Console()
@@ -317,7 +317,7 @@ class HeaderMode(StrEnum):
 
 
 #: ``--bm25-k1`` / ``--bm25-b`` / ``--bm25-prefix`` (eval, bench financebench, index); None:
-#: the default of :class:`finchunk.retrieve.bm25.BM25Params` (k1 0.9, b 0.5, prefix terms of
+#: the default of :class:`finchunk.retrieve.lexical.bm25.BM25Params` (k1 0.9, b 0.5, prefix terms of
 #: 4 characters; a test checks these help texts).
 BM25K1Opt = Annotated[
     float | None,
@@ -382,8 +382,8 @@ def work_on(dask: str | None, parts: Path | None = None, on_error: Any = None) -
     if dask is None:
         yield None
         return
-    from finchunk.retrieve.build import OnError
-    from finchunk.retrieve.distributed import DaskWork, dask_client
+    from finchunk.retrieve.backends.distributed import DaskWork, dask_client
+    from finchunk.retrieve.index.build import OnError
 
     with dask_client(dask) as client:
         yield DaskWork(client, parts, on_error=on_error or OnError.FAIL)
@@ -396,7 +396,7 @@ def parallel_on(dask: str | None) -> Iterator[None]:
         yield
         return
     from finchunk.parallel import on_cluster
-    from finchunk.retrieve.distributed import dask_client
+    from finchunk.retrieve.backends.distributed import dask_client
 
     with dask_client(dask) as client, on_cluster(client):
         yield
@@ -407,7 +407,7 @@ def bm25_params(k1: float | None, b: float | None, prefix: int | None = None) ->
     given (validated)."""
     from dataclasses import replace
 
-    from finchunk.retrieve.bm25 import BM25Params
+    from finchunk.retrieve.lexical.bm25 import BM25Params
 
     params = BM25Params()
     given = {n: v for n, v in (("k1", k1), ("b", b)) if v is not None}
@@ -505,7 +505,7 @@ def resolve_on_error(option: str | None, inputs: Sequence[Path]) -> tuple[Any, b
     """The :class:`OnError` for a run and whether skipped files make it exit 1: given as
     ``--on-error``, else skip (exit 1 when any is skipped) when an input is a folder, else
     fail."""
-    from finchunk.retrieve.build import OnError, default_on_error
+    from finchunk.retrieve.index.build import OnError, default_on_error
 
     if option is not None:
         try:
@@ -661,7 +661,7 @@ def watched_embedder(bar: Progress | PlainProgress, embedder: str) -> Watched:
     """The embedding model ``embedder``, its passage embeddings shown on ``bar`` as an
     ``embedding passages`` task (added when the first vectors are asked for; its total
     grows with each call: the corpus for a dense index, the candidates for a reranker)."""
-    from finchunk.retrieve.dense import Watched, make_embedder
+    from finchunk.retrieve.neural.dense import Watched, make_embedder
 
     task: int | None = None
     needed = 0

@@ -362,7 +362,7 @@ def snippet(text: str, query: str, width: int) -> Text:
     characters: from its start, or from a little before the query's term that opens the
     window holding the most of them when the start holds fewer, with ``…`` where it was
     cut; the query's terms in bold."""
-    from finchunk.retrieve.search import term_spans
+    from finchunk.retrieve.query.search import term_spans
 
     flat = " ".join(text.split())
     spans = term_spans(flat, query)
@@ -396,7 +396,7 @@ def print_hits(out: Console, err: Console, result: Any, full: bool = False) -> N
     page) and a one-line snippet of the cited text, the query's terms in bold; ``full``:
     the whole text of each chunk instead, and its character spans. Lines are never wrapped
     by the console (piped output is one line a line; a terminal wraps long ones itself)."""
-    from finchunk.retrieve.search import term_spans
+    from finchunk.retrieve.query.search import term_spans
 
     for note in result.notes:
         err.print(Text(note, style="dim"), soft_wrap=True)

@@ -101,7 +101,7 @@ def index_cmd(
     "doc_type": ...}), or the columns of a --docs table. --bm25-k1/--bm25-b/--bm25-prefix are
     stored in the index; search uses them. --dask runs parsing, chunking and embedding on a Dask
     cluster (the index is the same)."""
-    from finchunk.retrieve.build import IndexConfig, document_sources, file_sources
+    from finchunk.retrieve.index.build import IndexConfig, document_sources, file_sources
 
     target = to or out
     left = _interrupt_note(target)
@@ -152,8 +152,8 @@ def _interrupt_note(target: str | Path) -> Callable[[], str]:
             return f"{root}: the new generation {live} had been published and is live"
         if not root.exists():
             return f"no index was written; {root} was new and has been removed"
-        from finchunk.retrieve.locks import LOCK
-        from finchunk.retrieve.store import CURRENT
+        from finchunk.retrieve.index.locks import LOCK
+        from finchunk.retrieve.index.store import CURRENT
 
         ours = {LOCK, CURRENT, f"{CURRENT}.tmp"}
         parts = sorted(_entries(root) - before - ours)
@@ -178,7 +178,7 @@ def _entries(root: Path) -> set[str]:
 
 def _live_name(root: Path) -> str | None:
     """The live generation named by ``root``'s CURRENT, or None."""
-    from finchunk.retrieve.store import CURRENT
+    from finchunk.retrieve.index.store import CURRENT
 
     try:
         return (root / CURRENT).read_text(encoding="utf-8").strip() or None
@@ -188,7 +188,7 @@ def _live_name(root: Path) -> str | None:
 
 def _build(sources, target, config, bars, work, local):
     """Into PostgreSQL or the index folder (``local``: --prune and the on-error mode)."""
-    from finchunk.retrieve.build import build_into
+    from finchunk.retrieve.index.build import build_into
 
     prune, on_error = local
     return build_into(
@@ -245,8 +245,8 @@ def search_cmd(
 ) -> None:
     """Search an index; each result cites its document (spans with --full and --json)."""
     from finchunk.cli.render import print_hits
-    from finchunk.retrieve.search import search, search_options
-    from finchunk.retrieve.store import Index
+    from finchunk.retrieve.index.store import Index
+    from finchunk.retrieve.query.search import search, search_options
 
     with user_errors():
         shown = Distinct.DOCUMENT if per_document else distinct
@@ -262,7 +262,7 @@ def search_cmd(
             reranker,
         )
         if is_database_url(index):
-            from finchunk.retrieve.pgstore import PgIndex
+            from finchunk.retrieve.backends.pgstore import PgIndex
 
             ann = {} if ef_search is None else {"ef_search": ef_search}
             with PgIndex(index, approximate=hnsw, **ann) as pg:

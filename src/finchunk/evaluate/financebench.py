@@ -9,7 +9,7 @@ evidence recall, characters delivered, nDCG and MRR at each k.
 Scopes: ``document`` (each question searches its own filing, with an index per filing: the
 paper's setting), ``corpus`` (one index over all filings), ``filtered`` (the same index,
 restricted to the filings whose company and year the question names, see
-:mod:`finchunk.retrieve.mentions`).
+:mod:`finchunk.retrieve.query.mentions`).
 
 A chunk is *on* a page when any of its spans touches that page (``Chunk.pages``).
 """
@@ -46,11 +46,11 @@ from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document
 from finchunk.parallel import chunk_documents
-from finchunk.retrieve.cards import DocumentMap
-from finchunk.retrieve.deliver import AS_RANKED, Delivery
-from finchunk.retrieve.filters import AutoFilterPolicy, FilterField
 from finchunk.retrieve.kinds import FilterStatistics
-from finchunk.retrieve.mentions import (
+from finchunk.retrieve.query.cards import DocumentMap
+from finchunk.retrieve.query.deliver import AS_RANKED, Delivery
+from finchunk.retrieve.query.filters import AutoFilterPolicy, FilterField
+from finchunk.retrieve.query.mentions import (
     ISSUER_KINDS,
     YEAR_KINDS,
     Issuer,
@@ -59,8 +59,7 @@ from finchunk.retrieve.mentions import (
     Mentions,
     YearPolicy,
 )
-from finchunk.retrieve.metadata import canonical_field
-from finchunk.retrieve.retriever import (
+from finchunk.retrieve.query.retriever import (
     InMemoryTexts,
     RetrieverKind,
     RetrieverOptions,
@@ -69,6 +68,7 @@ from finchunk.retrieve.retriever import (
     parse_retriever,
     tuned_on_benchmark,
 )
+from finchunk.text.metadata import canonical_field
 
 Tick = Callable[[], None]
 #: Share of an evidence passage the top-k chunks must cover for it to count as retrieved.
@@ -395,7 +395,8 @@ class BenchConfig:
     filter_statistics: FilterStatistics = FilterStatistics.KEPT
     #: Fill rankings shorter than k with unranked chunks in order (the lesson's BM25 does).
     pad: bool = True
-    #: Distinct pages or documents, a slot per entity, a budget (:mod:`finchunk.retrieve.deliver`).
+    #: Distinct pages or documents, a slot per entity, a budget
+    #: (:mod:`finchunk.retrieve.query.deliver`).
     delivery: Delivery = AS_RANKED
 
 

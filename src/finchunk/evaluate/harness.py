@@ -38,12 +38,12 @@ from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk
 from finchunk.parallel import chunk_documents
-from finchunk.retrieve.bm25 import BM25Params
-from finchunk.retrieve.deliver import AS_RANKED, Delivery
-from finchunk.retrieve.dense import Embedder
-from finchunk.retrieve.filters import AutoFilterPolicy
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, FilterStatistics
-from finchunk.retrieve.retriever import RetrieverOptions
+from finchunk.retrieve.lexical.bm25 import BM25Params
+from finchunk.retrieve.neural.dense import Embedder
+from finchunk.retrieve.query.deliver import AS_RANKED, Delivery
+from finchunk.retrieve.query.filters import AutoFilterPolicy
+from finchunk.retrieve.query.retriever import RetrieverOptions
 
 IndexText = Callable[[Chunk], str]
 Tick = Callable[[], None]
@@ -53,7 +53,7 @@ Tick = Callable[[], None]
 class Variant:
     """One configuration under test: a chunker, a retriever (a name the retriever factory
     knows: ``bm25``, ``dense``, ``hybrid``, ``bm25/dense@50`` …), how chunks are indexed.
-    Dense retrieval embeds with ``embedder`` (see :mod:`finchunk.retrieve.dense`); BM25
+    Dense retrieval embeds with ``embedder`` (see :mod:`finchunk.retrieve.neural.dense`); BM25
     with ``bm25`` (parameters and text pipeline)."""
 
     strategy: str
@@ -79,7 +79,7 @@ class EvalSettings:
 
     ``scope``/``auto_filter``: which documents a question searches; ``pad``: rankings
     filled to k as the lesson's BM25 delivers; ``delivery``: distinct pages or documents, a
-    slot per entity, a delivery budget (:mod:`finchunk.retrieve.deliver`); ``budgets``:
+    slot per entity, a delivery budget (:mod:`finchunk.retrieve.query.deliver`); ``budgets``:
     character budgets to score every run at, stopping at the first chunk that does not fit
     and packing (skipping it), in ``report["budgets"]``; ``filter_policy``: which fields
     and years the automatic filter uses (default: every field, every year named);
@@ -166,8 +166,8 @@ class _Named:
     type), through the documents' metadata."""
 
     def __init__(self, corpus: Corpus, policy: AutoFilterPolicy) -> None:
-        from finchunk.retrieve.filters import MetadataIndex
-        from finchunk.retrieve.metadata import canonical_metadata
+        from finchunk.retrieve.query.filters import MetadataIndex
+        from finchunk.text.metadata import canonical_metadata
 
         self.ids = [d.id for d in corpus.documents]
         self.index = MetadataIndex([canonical_metadata(d.metadata) for d in corpus.documents])
@@ -183,7 +183,7 @@ class _Named:
 
     def entities(self, question: str) -> tuple[tuple[str, ...], ...]:
         """The documents of each issuer the question names (issuers with documents)."""
-        from finchunk.retrieve.filters import Filter
+        from finchunk.retrieve.query.filters import Filter
 
         issuers = self.index.mentions(question).issuers
         groups = (self._ids(self.index.mask([Filter("issuer", i)])) for i in issuers)

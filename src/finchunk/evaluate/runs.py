@@ -29,13 +29,13 @@ from finchunk import files
 from finchunk.errors import InputError
 from finchunk.files import atomic_write_text
 from finchunk.model import Chunk, Document, Span
-from finchunk.retrieve.auto import auto_retriever
 from finchunk.retrieve.base import Hits, Retriever
-from finchunk.retrieve.cards import DocumentMap
-from finchunk.retrieve.deliver import AS_RANKED, ChunkFacts, Delivery, deliver, interleave
 from finchunk.retrieve.kinds import AUTO_RETRIEVER, is_auto
-from finchunk.retrieve.priors import PriorParams
-from finchunk.retrieve.retriever import (
+from finchunk.retrieve.query.auto import auto_retriever
+from finchunk.retrieve.query.cards import DocumentMap
+from finchunk.retrieve.query.deliver import AS_RANKED, ChunkFacts, Delivery, deliver, interleave
+from finchunk.retrieve.query.priors import PriorParams
+from finchunk.retrieve.query.retriever import (
     InMemoryTexts,
     RetrieverOptions,
     RetrieverSpec,
@@ -224,7 +224,7 @@ class _Ranker:
 
 class _AutoRankers:
     """``auto``, question by question, as ``search`` chooses it on an index without a
-    model's vectors (:func:`finchunk.retrieve.auto.auto_retriever`): ``bm25``, with the
+    model's vectors (:func:`finchunk.retrieve.query.auto.auto_retriever`): ``bm25``, with the
     document prior when the question reaches several documents, reranked by SPLADE for an
     English question where the splade extra is installed. One :class:`_Ranker` per choice,
     all over one text source (BM25 is built once); ``chosen`` counts the choices and
@@ -285,7 +285,7 @@ def rank(
     fills a ranking shorter than ``k`` (BM25 ranks only texts sharing a query term) with the
     other chunks the query could reach, in chunk order, scored 0: the lesson's evaluation
     (rank_bm25's top n) delivers k chunks whatever they match. ``delivery`` (distinct pages
-    or documents, a slot per entity, a character budget: :mod:`finchunk.retrieve.deliver`)
+    or documents, a slot per entity, a character budget: :mod:`finchunk.retrieve.query.deliver`)
     decides what of each ranking is delivered; rankings are then not padded.
     """
     if texts is None:

@@ -4,7 +4,7 @@ An entity is known by what the loaded data says about it, nothing fitted to ques
 
 * its CIK, and its name as the data gives it ("Apple Inc.", "NVIDIA CORP");
 * its common name, the name less its legal form, case and possessive ignored ("Apple",
-  "Apple's", "nvidia"; :func:`finchunk.retrieve.mentions.issuer_names`);
+  "Apple's", "nvidia"; :func:`finchunk.retrieve.query.mentions.issuer_names`);
 * its tickers, the ``dei:TradingSymbol`` values of the filings (inline XBRL or XBRL instances)
   loaded for it ("AAPL"; "GOOGL" and "GOOG"). companyfacts JSON carries no ticker: load one
   of the entity's filings to have them;
@@ -21,7 +21,7 @@ from typing import Any
 
 from finchunk.errors import InputError
 from finchunk.facts.values import parse_cik
-from finchunk.retrieve.mentions import ISSUER_KINDS, Issuer, MentionFinder, MentionKind
+from finchunk.retrieve.query.mentions import ISSUER_KINDS, Issuer, MentionFinder, MentionKind
 
 #: Names people use for a company that none of its filings' data gives: the registrant was
 #: renamed, or a holding company took over the listing, while the old name stayed in everyday

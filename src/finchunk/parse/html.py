@@ -33,7 +33,8 @@ from finchunk.parse.html_blocks import (
 )
 from finchunk.parse.html_meta import complete, cover_metadata, dei_metadata, header_metadata, title
 from finchunk.parse.html_outline import outline
-from finchunk.parse.html_walk import Block, Para, Walker
+from finchunk.parse.html_raw import Block, Para
+from finchunk.parse.html_walk import Walker
 from finchunk.parse.html_write import write
 from finchunk.parse.sec_sgml import is_sgml, plain_text_blocks, split_submission
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from finchunk.parse.html_raw import Anchor, Block, Cell, Para, RawTable
 from finchunk.parse.html_table import TableKind, classify, compact_grid, markdown_rows
-from finchunk.parse.html_walk import Anchor, Block, Cell, Para, RawTable
 from finchunk.parse.sec_patterns import (
     BULLET_RE,
     CELL_MARK_RE,

@@ -174,7 +174,7 @@ def complete(meta: dict[str, str]) -> dict[str, str]:
         out["doc_type"] = form
     if "fiscal_year" not in out and "period_end" in out and form and form.startswith("10-K"):
         out["fiscal_year"] = out["period_end"][:4]
-    if "fiscal_year" in out:  # the canonical name (finchunk.retrieve.metadata), and the old
+    if "fiscal_year" in out:  # the canonical name (finchunk.text.metadata), and the old
         out.setdefault("year", out["fiscal_year"])
     if "fiscal_period" not in out and form and form.startswith("10-K"):
         out["fiscal_period"] = "FY"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from finchunk.model import ElementKind
 from finchunk.parse.html_blocks import DataTable, Item, bullet_text, is_glyph_bullet
-from finchunk.parse.html_walk import Para
+from finchunk.parse.html_raw import Para
 from finchunk.parse.sec_patterns import (
     GLUED_MARK_RE,
     ITEM_RE,

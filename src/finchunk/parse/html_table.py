@@ -12,7 +12,7 @@ import re
 from bisect import bisect_left
 from enum import StrEnum
 
-from finchunk.parse.html_walk import Cell
+from finchunk.parse.html_raw import Cell
 from finchunk.parse.sec_patterns import BULLET_RE, ITEM_OR_PART_START, PAGE_NUMBER_RE
 
 _BEFORE = re.compile(r"(?:\$|\(|\(\$|\$\(|€|£|¥|US\$|C\$|R\$)")

@@ -15,7 +15,9 @@ from functools import lru_cache
 
 from selectolax.lexbor import LexborNode
 
+from finchunk.parse.html_raw import Anchor, Block, Cell, Para, RawTable
 from finchunk.parse.sec_patterns import SUP_MARK_RE
+from finchunk.parse.sec_sgml import plain_text_blocks
 
 #: Elements whose start and end end the current paragraph.
 BLOCK_TAGS = frozenset(
@@ -75,54 +77,6 @@ def _style_facts(style: str) -> int:
     if "-left" in st and _GAP.search(st):
         facts |= _GAP_F
     return facts
-
-
-@dataclass(slots=True)
-class Para:
-    """One paragraph: normalised text and what the reader sees of its style."""
-
-    text: str
-    bold: float = 0.0
-    page: int = 1
-    lead_mark: str | None = None
-    marks: tuple[str, ...] = ()
-    list_item: bool = False
-    htag: int = 0
-    linked: float = 0.0
-    #: (offset in ``text``, page) where a later page begins inside this paragraph.
-    page_breaks: tuple[tuple[int, int], ...] = ()
-
-
-@dataclass(slots=True)
-class Cell:
-    paras: list[Para]
-    colspan: int = 1
-    href: str | None = None
-
-    @property
-    def linked(self) -> bool:
-        return self.href is not None
-
-    @property
-    def text(self) -> str:
-        return " ".join(p.text for p in self.paras)
-
-
-@dataclass(slots=True)
-class RawTable:
-    rows: list[list[Cell]]
-    page: int = 1
-
-
-@dataclass(slots=True)
-class Anchor:
-    """An element some internal link points to (``id`` or ``<a name>``)."""
-
-    id: str
-    page: int = 1
-
-
-Block = Para | RawTable | Anchor
 
 
 @dataclass(slots=True)
@@ -283,8 +237,6 @@ class Walker:
         return True
 
     def _pre(self, node: LexborNode) -> None:
-        from finchunk.parse.sec_sgml import plain_text_blocks
-
         self.flush()
         blocks, self.page = plain_text_blocks(node.text(deep=True), self.page)
         self.out.extend(blocks)

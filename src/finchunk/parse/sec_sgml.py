@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from finchunk.parse.html_walk import Block, Cell, Para, RawTable
+from finchunk.parse.html_raw import Block, Cell, Para, RawTable
 from finchunk.parse.sec_patterns import heading_key
 
 _SGML_START = re.compile(r"<(?:SEC-DOCUMENT|SEC-HEADER|IMS-HEADER|DOCUMENT)>", re.I)

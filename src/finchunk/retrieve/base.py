@@ -8,7 +8,7 @@ ranks every unmasked text. Callers never filter scores themselves (a reranker's 
 be negative; a hit is a hit).
 
 A reranker re-scores a first stage's candidates: ``score(query, positions) -> scores``.
-:class:`finchunk.retrieve.rerank.Reranked` composes one with any retriever.
+:class:`finchunk.retrieve.neural.rerank.Reranked` composes one with any retriever.
 
 Ties are broken by position everywhere, so the same input ranks the same way.
 """

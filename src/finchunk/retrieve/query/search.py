@@ -1,0 +1,324 @@
+"""Search an index: filters, one of three retrievers, and hits that cite their source spans.
+
+Every hit carries its document id, spans and the cited text ``doc.text[start:end]`` of each
+span, read from the text stored in the index (the same text the spans were computed on).
+:func:`search` is what ``finchunk search`` runs; :func:`search_options` turns the options as
+the CLI and :class:`finchunk.Index` take them into :class:`SearchOptions`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from finchunk.errors import InputError
+from finchunk.records import ChunkRecord
+from finchunk.retrieve.base import Hits, Retriever
+from finchunk.retrieve.index.store import Index
+from finchunk.retrieve.kinds import AUTO_RETRIEVER, KEPT_LIMIT, Distinct, FilterStatistics, is_auto
+from finchunk.retrieve.neural.dense import Embedder
+from finchunk.retrieve.query.auto import auto_retriever
+from finchunk.retrieve.query.deliver import AS_RANKED, Delivery, deliver, interleave
+from finchunk.retrieve.query.filters import Filter, parse_filters
+from finchunk.retrieve.query.retriever import RetrieverKind, RetrieverSpec, parse_retriever
+from finchunk.text.analysis import normalize, query_terms
+from finchunk.text.metadata import canonical_field
+
+_WORD_RE = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """``retriever``: any name the retriever factory knows (``bm25``, ``dense``,
+    ``hybrid``, ``bm25/dense@50`` …), or ``auto`` (:func:`auto_retriever`)."""
+
+    k: int = 5
+    retriever: RetrieverSpec | RetrieverKind | str = AUTO_RETRIEVER
+    filters: tuple[Filter, ...] = ()
+    auto_filter: bool = False
+    delivery: Delivery = AS_RANKED  # distinct pages/documents, per entity, a budget
+    #: A filtered search scores with the kept documents' statistics (as ``eval`` does), the
+    #: whole index's (the filter only masks), or the kept ones' when they are few (auto).
+    filter_statistics: FilterStatistics = FilterStatistics.AUTO
+    #: The ``model`` reranker's model (``bm25/model@50``): a cross-encoder folder or a
+    #: rerank endpoint ``URL#MODEL`` (:mod:`finchunk.retrieve.neural.models`).
+    reranker: str | None = None
+
+
+FilterSpec = Mapping[str, object] | Sequence[str | Filter] | None
+
+
+def search_options(
+    k: int = 5,
+    retriever: RetrieverSpec | RetrieverKind | str = AUTO_RETRIEVER,
+    filters: FilterSpec = None,
+    auto_filter: bool = False,
+    distinct: Distinct | str | None = None,
+    per_entity: bool = False,
+    budget: int | None = None,
+    filter_statistics: FilterStatistics | str = FilterStatistics.AUTO,
+    reranker: str | None = None,
+) -> SearchOptions:
+    """The :class:`SearchOptions` of ``finchunk search`` (and :meth:`finchunk.Index.search`),
+    checked: a retriever name is parsed here (an unknown one is an InputError before any
+    index is read); ``filters`` is a mapping ``{"issuer": "3M", "year": 2022}``, or
+    ``"FIELD=VALUE"`` strings (``--filter``), field names as in metadata (``fiscal_year``
+    is ``year``); ``distinct`` None, ``"page"`` or ``"document"``; ``reranker`` the
+    ``model`` reranker's folder or endpoint (``--reranker``)."""
+    if isinstance(filters, Mapping):
+        parsed = [Filter(canonical_field(str(f)), str(v).strip()) for f, v in filters.items()]
+    else:
+        given = list(filters or ())
+        parsed = [f for f in given if isinstance(f, Filter)]
+        parsed += parse_filters(f for f in given if not isinstance(f, Filter))
+    return SearchOptions(
+        k,
+        retriever if is_auto(retriever) else parse_retriever(retriever),
+        tuple(parsed),
+        auto_filter,
+        Delivery(_enum(Distinct, distinct or Distinct.NONE, "distinct"), per_entity, budget),
+        _enum(FilterStatistics, filter_statistics, "filter statistics"),
+        reranker,
+    )
+
+
+def _enum(kind: type[Any], value: object, what: str) -> Any:
+    try:
+        return kind(str(value).strip().lower())
+    except ValueError:
+        choices = ", ".join(m.value for m in kind)
+        raise InputError(f"{what}: expected one of {choices}, not {value!r}") from None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A ranked chunk: its record, plus rank (1 = best), score, document title and
+    citations (``doc.text[start:end]`` for each span, in the order of ``spans``).
+
+    Pages are 1-based physical pages of the document as finchunk parsed it: a PDF's
+    pages, an HTML filing's pages counted by its page breaks (the first page is 1), none
+    (``()``, ``page`` None) for Markdown. FinanceBench's evidence pages are 0-based: compare
+    them with :attr:`zero_based_pages`.
+    """
+
+    rank: int
+    record: ChunkRecord
+    title: str
+    score: float
+    citations: tuple[str, ...]
+
+    @property
+    def chunk_id(self) -> str:
+        return self.record.id
+
+    @property
+    def doc_id(self) -> str:
+        return self.record.doc_id
+
+    @property
+    def section(self) -> tuple[str, ...]:
+        return self.record.section
+
+    @property
+    def page(self) -> int | None:
+        """The first 1-based page the chunk touches (None without pages)."""
+        return self.record.page
+
+    @property
+    def pages(self) -> tuple[int, ...]:
+        """Every 1-based page the chunk's spans touch, in order."""
+        return self.record.pages
+
+    @property
+    def zero_based_pages(self) -> tuple[int, ...]:
+        """:attr:`pages` counted from 0, as FinanceBench's ``evidence_page_num``."""
+        return tuple(p - 1 for p in self.record.pages)
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        return self.record.spans
+
+    @property
+    def text(self) -> str:
+        return self.record.text
+
+    def to_json(self) -> dict[str, Any]:
+        """The chunk record's fields (:mod:`finchunk.records`), with ``chunk_id`` (= ``id``,
+        kept for compatibility), rank, title, score and citations."""
+        return {
+            "rank": self.rank,
+            "chunk_id": self.record.id,
+            **self.record.to_json(),
+            "title": self.title,
+            "score": round(self.score, 6),
+            "citations": list(self.citations),
+        }
+
+
+@dataclass
+class SearchResult:
+    """What a search returns: its hits (best first; the result iterates over them, and
+    ``len`` counts them), the retriever that ranked them, the filters applied and notes
+    (why fewer than k, what auto chose, what a filter or delivery did)."""
+
+    query: str
+    retriever: RetrieverSpec
+    hits: list[Hit]
+    filters: list[Filter] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, i: int) -> Hit:
+        return self.hits[i]
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``finchunk search --json`` prints."""
+        return {
+            "query": self.query,
+            "retriever": str(self.retriever),
+            "filters": [str(f) for f in self.filters],
+            "notes": self.notes,
+            "results": [h.to_json() for h in self.hits],
+        }
+
+
+def resolve_filters(
+    index: Index, query: str, explicit: Sequence[Filter], auto: bool
+) -> tuple[list[Filter], list[str]]:
+    """The filters to apply and notes that say where they came from."""
+    filters, notes = list(explicit), []
+    if auto:
+        meta = index.meta_index
+        found = meta.relax(meta.auto_filters(query))
+        if found:
+            notes.append("auto-filter: " + ", ".join(map(str, found)))
+        else:
+            notes.append(
+                "auto-filter: nothing in the question matches the index's metadata; no filter"
+            )
+        filters += [f for f in found if f not in filters]
+    return filters, notes
+
+
+def _entity_masks(index: Index, query: str, mask: np.ndarray | None) -> list[np.ndarray]:
+    """One chunk mask per issuer the question names (within ``mask``)."""
+    meta = index.meta_index
+    out = []
+    for issuer in meta.mentions(query).issuers:
+        m = meta.mask([Filter("issuer", issuer)])[index.chunk_doc]
+        m = m if mask is None else m & mask
+        if m.any():
+            out.append(m)
+    return out
+
+
+def _delivered(
+    index: Index,
+    retriever: Retriever,
+    query: str,
+    k: int,
+    mask: np.ndarray | None,
+    delivery: Delivery,
+    notes: list[str],
+) -> Hits:
+    depth = delivery.depth(k, index.size)
+    masks = _entity_masks(index, query, mask) if delivery.per_entity else []
+    if len(masks) > 1:
+        hits = interleave([retriever.search(query, depth, m) for m in masks])
+        notes.append(f"per-entity: the best chunks of {len(masks)} issuers in turn")
+    else:
+        hits = retriever.search(query, depth, mask)
+    out = deliver(hits, k, delivery, index.chunk_facts)
+    if delivery.distinct is not Distinct.NONE:
+        notes.append(f"distinct: at most one chunk per {delivery.distinct.value}")
+    if delivery.budget is not None:
+        used = sum(int(index.chunk_facts.length[p]) for p in out.positions.tolist())
+        notes.append(f"budget: {len(out)} chunk(s), {used:,} of {delivery.budget:,} characters")
+    return out
+
+
+def search(
+    index: Index,
+    query: str,
+    options: SearchOptions = SearchOptions(),
+    *,
+    embedder: Embedder | None = None,
+) -> SearchResult:
+    """Rank ``index``'s chunks for ``query`` as ``options`` say (what ``finchunk search``
+    runs on a local index). ``embedder``: the model dense retrieval embeds the query with
+    (default: the index's own). Raises InputError for an empty query or k < 1.
+
+    >>> import tempfile, finchunk
+    >>> from finchunk.retrieve.query.search import search, search_options
+    >>> with finchunk.Index.build("tests/data", tempfile.mkdtemp() + "/idx") as index:
+    ...     result = search(index.store, "plantilla media", search_options(k=1))
+    >>> result.hits[0].doc_id
+    'informe_ejemplo'
+    """
+    if not query.strip():
+        raise InputError("empty question")
+    if options.k < 1:
+        raise InputError(f"-k must be at least 1, got {options.k}")
+    filters, notes = resolve_filters(index, query, options.filters, options.auto_filter)
+    # per document, whether the filters keep it (None: no filters, every document)
+    docs = index.meta_index.mask(filters) if filters else None
+    prior = None
+    if is_auto(options.retriever):
+        spanned = len(index.manifest.documents) if docs is None else int(docs.sum())
+        choice = auto_retriever(index.header.model, embedder, notes, spanned, query)
+        spec, embedder, prior = choice.spec, choice.embedder, choice.prior
+    else:
+        spec = parse_retriever(options.retriever)
+    mask = None if docs is None else docs[index.chunk_doc]
+    result = SearchResult(query, spec, [], filters, notes)
+    if mask is not None and not mask.any():
+        notes.append("no document matches the filters " + ", ".join(map(str, filters)))
+        return result
+    kept = _kept(mask, options.filter_statistics, notes)
+    retriever = index.retriever(spec, embedder, kept, prior=prior, reranker=options.reranker)
+    if options.delivery.plain:
+        ranked = retriever.search(query, options.k, mask)
+    else:
+        ranked = _delivered(index, retriever, query, options.k, mask, options.delivery, notes)
+    if len(ranked) < options.k:
+        notes.append(f"{len(ranked)} of k={options.k}: no other chunk matches the question")
+    result.hits = [_hit(index, r + 1, i, s) for r, (i, s) in enumerate(ranked)]
+    return result
+
+
+def _kept(
+    mask: np.ndarray | None, statistics: FilterStatistics, notes: list[str]
+) -> np.ndarray | None:
+    """The positions a filtered search scores as an index of their own (None: it masks)."""
+    if mask is None or statistics is FilterStatistics.INDEX:
+        return None
+    kept = np.flatnonzero(mask)
+    if statistics is FilterStatistics.AUTO and kept.size > KEPT_LIMIT:
+        notes.append(
+            f"filter statistics: the filters keep {kept.size:,} chunks (more than "
+            f"{KEPT_LIMIT:,}): scored with the whole index's BM25 statistics"
+        )
+        return None
+    return kept
+
+
+def _hit(index: Index, rank: int, position: int, score: float) -> Hit:
+    c = index.chunk(position)
+    text = index.document_text(c.doc_id)
+    cited = tuple(text[s:e] for s, e in c.spans)
+    return Hit(rank, c, index.title(c.doc_id), float(score), cited)
+
+
+def term_spans(text: str, query: str) -> list[tuple[int, int]]:
+    """Where the query's terms occur in ``text`` (word by word, ignoring case and accents)."""
+    terms = set(query_terms(query))
+    return [m.span() for m in _WORD_RE.finditer(text) if normalize(m.group()) in terms]
