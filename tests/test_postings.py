@@ -16,6 +16,7 @@ from finchunk.retrieve.lexical.postings import (
     decode_varints,
     encode_varints,
 )
+from finchunk.retrieve.lexical.topk import maxscore
 
 
 def test_varints_round_trip_every_width() -> None:
@@ -167,7 +168,7 @@ def test_maxscore_top_k_equals_scoring_every_posting(seed: int) -> None:
                     positions, scores = positions[m[positions]], scores[m[positions]]
                 assert index.search(q, k, m) == top_k(positions, scores, k), (q, k)
         tokens = index.params.text.tokens(q)
-        pruned += index._maxscore(tokens, 10, None) is not None
+        pruned += maxscore(index, tokens, 10, None) is not None
     assert pruned >= 10  # the pruned path was taken, not only the fallback
 
 

@@ -161,12 +161,10 @@ KNOWN_LONG_MODULES = {
     "finchunk.retrieve.index.build",
     "finchunk.retrieve.index.store",
     "finchunk.retrieve.backends.pgstore",
-    "finchunk.retrieve.lexical.bm25",
     "finchunk.retrieve.query.retriever",
 }
 KNOWN_BIG_CLASSES = {
     "finchunk.retrieve.index.store.Index",
-    "finchunk.retrieve.lexical.bm25.BM25Index",
 }
 
 #: finchunk's layers, lowest first: a module imports (at module level) only from its own
