@@ -4,7 +4,7 @@
 * :class:`IndexSearch` — an index (a path, opened once, or an opened
   :class:`~finchunk.retrieve.index.store.Index`) and the options ``finchunk search`` takes (``k``,
   ``retriever`` ``auto`` by default, ``filters``, ``auto_filter``, ``budget``, ``distinct``,
-  ``per_entity``); ``search(query)`` is :func:`finchunk.retrieve.search.search`;
+  ``per_entity``); ``search(query)`` is :func:`finchunk.retrieve.query.search.search`;
 * :func:`make_splitter` — a chunker as ``finchunk chunk`` makes it (``structure``, the
   context header on), or the chunker given;
 * :func:`text_records` — a text already in memory (a framework's document) parsed as

@@ -714,7 +714,7 @@ class PgIndex:
         return self._embedders[name]
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
-        """As :func:`finchunk.retrieve.search.search` over the local index: the same hits,
+        """As :func:`finchunk.retrieve.query.search.search` over the local index: the same hits,
         scores and citations (plain delivery, explicit filters)."""
         options = options or SearchOptions()
         if not query.strip():
