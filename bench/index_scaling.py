@@ -45,7 +45,7 @@ from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.query.search import SearchOptions, search
 t1 = time.perf_counter()
 index = Index.open(sys.argv[1])
-hits = index.lexical().search(sys.argv[2], 10)
+hits = index.source.lexical().search(sys.argv[2], 10)
 t2 = time.perf_counter()
 res = search(index, sys.argv[2], SearchOptions(k=5))
 t3 = time.perf_counter()

@@ -2,7 +2,8 @@
 
 For each retriever: recall@1/3/5/10, questions better/worse than the first one named at
 k = 5 (paired bootstrap, ``evaluate.measures.compare``), seconds per question (a first run
-embeds the candidates; reruns read them from the embedding cache, ``retrieve/neural/embed_cache.py``).
+embeds the candidates; reruns read them from the embedding cache,
+``retrieve/neural/embed_cache.py``).
 
 Development data only: the EDGAR dev set (document scope, or one shared index of its
 filings with ``--edgar-scope corpus``; structure + header, the default chunking) and the

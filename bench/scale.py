@@ -166,10 +166,12 @@ def equality(a: Index, b: Index, queries: list[str]) -> dict[str, Any]:
     same_chunks = all(
         a.chunks.column(c).to_pylist() == b.chunks.column(c).to_pylist() for c in cols
     )
-    same_vectors = bool(np.array_equal(np.asarray(a.vectors()), np.asarray(b.vectors())))
+    va, vb = np.asarray(a.source.vectors()), np.asarray(b.source.vectors())
+    same_vectors = bool(np.array_equal(va, vb))
     diff, same_top = 0.0, True
     for q in queries:
-        diff = max(diff, float(np.max(np.abs(a.lexical().scores(q) - b.lexical().scores(q)))))
+        gap = a.source.lexical().scores(q) - b.source.lexical().scores(q)
+        diff = max(diff, float(np.max(np.abs(gap))))
         for r in ("bm25", "dense"):
             same_top &= a.retriever(r).search(q, 10) == b.retriever(r).search(q, 10)
     return {

@@ -276,8 +276,8 @@ def large_section(tmp: Path, n_docs: int, queries_n: int) -> None:
     print(f"  update one document: {time.perf_counter() - t0:.2f} s ({report.summary()})")
     t0 = time.perf_counter()
     index = Index.open(tmp / "large-idx")
-    index.lexical()
-    index.dense(embedder)
+    index.source.lexical()
+    index.source.dense(embedder)
     print(f"  open index: {time.perf_counter() - t0:.2f} s")
     step = max(1, len(questions) // queries_n)
     for row in latency_rows(index, embedder, questions[::step][:queries_n]):

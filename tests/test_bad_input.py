@@ -97,7 +97,7 @@ def test_unicode_digits_are_not_numbers_anywhere_int_reads_them(text: str, tmp_p
     from finchunk.errors import InputError
     from finchunk.facts.values import parse_cik
     from finchunk.parse.html import parse_html
-    from finchunk.retrieve.index.store import next_generation
+    from finchunk.retrieve.index.manifest import next_generation
     from finchunk.retrieve.neural.dense import make_embedder
 
     assert parse_cik(text) is None

@@ -53,9 +53,9 @@ def _same_index(a: Index, b: Index) -> None:
     for col in ("id", "doc_id", "spans", "text", "section", "pages", "header", "metadata"):
         assert a.chunks.column(col).to_pylist() == b.chunks.column(col).to_pylist(), col
     assert a.document_rows() == b.document_rows()
-    assert np.array_equal(np.asarray(a.vectors()), np.asarray(b.vectors()))
+    assert np.array_equal(np.asarray(a.source.vectors()), np.asarray(b.source.vectors()))
     for q in QUERIES:
-        la, lb = a.lexical(), b.lexical()
+        la, lb = a.source.lexical(), b.source.lexical()
         assert np.max(np.abs(la.scores(q) - lb.scores(q))) <= 1e-9
         for name in ("bm25", "dense", "hybrid", "hybrid-cc"):
             assert a.retriever(name).search(q, 10) == b.retriever(name).search(q, 10)

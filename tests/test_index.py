@@ -17,7 +17,8 @@ import pytest
 from finchunk.errors import InputError, MissingExtraError
 from finchunk.parse import load
 from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
-from finchunk.retrieve.index.store import Index, IndexMismatchError
+from finchunk.retrieve.index.manifest import IndexMismatchError
+from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.kinds import Distinct, FilterStatistics
 from finchunk.retrieve.lexical.bm25 import BM25Index
 from finchunk.retrieve.lexical.lexical import LexicalIndex
@@ -231,7 +232,7 @@ def test_per_document_returns_best_chunk_of_each_document(corpus):
 def test_update_reprocesses_only_changed_documents(corpus):
     docs, idx = corpus
     before = Index.open(idx)
-    acme_vec = np.array(before.vectors()[before.chunk_doc == 0])
+    acme_vec = np.array(before.source.vectors()[before.chunk_doc == 0])
     (docs / "repsol.md").write_text(REPSOL.replace("crudo", "gas natural licuado"), "utf-8")
     (docs / "fund.md").unlink()
     (docs / "new.md").write_text("# Nuevo\n\nDividendo por acción de 0,50 euros.\n", "utf-8")
@@ -244,7 +245,7 @@ def test_update_reprocesses_only_changed_documents(corpus):
     assert report.added == ["new"] and report.removed == ["fund"] and report.rebuilt is None
     after = Index.open(idx)
     assert [d.id for d in after.manifest.documents] == ["acme", "new", "repsol"]
-    np.testing.assert_array_equal(after.vectors()[after.chunk_doc == 0], acme_vec)
+    np.testing.assert_array_equal(after.source.vectors()[after.chunk_doc == 0], acme_vec)
     res = search(after, "gas natural licuado", SearchOptions(k=1))
     assert res.hits[0].doc_id == "repsol" and "licuado" in res.hits[0].text
     check_citations(docs, res.hits)
@@ -254,7 +255,7 @@ def test_update_reprocesses_only_changed_documents(corpus):
     assert fresh.chunks == report.chunks
     again = Index.open(docs.parent / "fresh")
     assert again.chunks.equals(after.chunks)
-    np.testing.assert_allclose(again.vectors(), after.vectors())
+    np.testing.assert_allclose(again.source.vectors(), after.source.vectors())
 
 
 def test_changed_chunking_rebuilds_everything(corpus):
@@ -280,7 +281,7 @@ def test_index_without_vectors_serves_bm25_and_says_dense_is_missing(tmp_path):
 def test_other_version_and_other_model_are_refused_clearly(corpus):
     _, idx = corpus
     with pytest.raises(IndexMismatchError, match="hashing-256.*hashing-64"):
-        Index.open(idx).dense(HashingEmbedder(64))
+        Index.open(idx).source.dense(HashingEmbedder(64))
     year = SearchOptions(retriever=RetrieverKind.DENSE, filters=(parse_filter("year=2023"),))
     with pytest.raises(IndexMismatchError, match="hashing-256.*hashing-64"):  # filtered too
         search(Index.open(idx), "rates", year, embedder=HashingEmbedder(64))

@@ -14,7 +14,8 @@ from finchunk.errors import DamagedIndexError, InputError
 from finchunk.retrieve.index import locks
 from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
 from finchunk.retrieve.index.locks import claim_unread, hold_live
-from finchunk.retrieve.index.store import MANIFEST, Index
+from finchunk.retrieve.index.manifest import MANIFEST
+from finchunk.retrieve.index.store import Index
 
 pytestmark = pytest.mark.skipif(locks.fcntl is None, reason="no flock on this platform")
 

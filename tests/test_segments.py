@@ -69,23 +69,24 @@ def _same_search(a: Index, b: Index) -> None:
     assert a.size == b.size
     assert a.chunks.column("id").to_pylist() == b.chunks.column("id").to_pylist()
     assert a.texts == b.texts
-    la, lb = a.lexical(), b.lexical()
+    la, lb = a.source.lexical(), b.source.lexical()
     for q in QUERIES:
         np.testing.assert_allclose(la.scores(q), lb.scores(q), rtol=0, atol=1e-9)
         ha, hb = la.search(q, 20), lb.search(q, 20)
         assert ha.positions.tolist() == hb.positions.tolist()
         np.testing.assert_allclose(ha.scores, hb.scores, rtol=0, atol=1e-9)
-    np.testing.assert_array_equal(np.asarray(a.vectors()), np.asarray(b.vectors()))
+    np.testing.assert_array_equal(np.asarray(a.source.vectors()), np.asarray(b.source.vectors()))
     _same_cards(a, b)
 
 
 def _same_cards(a: Index, b: Index) -> None:
     """The stored card postings score as BM25 over every card built afresh."""
     params = a.header.bm25_params
-    assert a.documents.cards == b.documents.cards
+    assert a.source.documents.cards == b.source.documents.cards
     assert a.manifest.card_stats == b.manifest.card_stats
-    built = LexicalIndex.build(a.documents.cards, params)
-    stored_a, stored_b = a.documents.lexical(PLAIN, params), b.documents.lexical(PLAIN, params)
+    built = LexicalIndex.build(a.source.documents.cards, params)
+    stored_a = a.source.documents.lexical(PLAIN, params)
+    stored_b = b.source.documents.lexical(PLAIN, params)
     assert stored_a.size == stored_b.size == len(a.manifest.documents)
     for q in CARD_QUERIES + QUERIES:
         want = built.scores(q)
@@ -115,7 +116,7 @@ def test_updates_in_segments_equal_a_full_rebuild(tmp_path: Path) -> None:
         inc = Index.open(tmp_path / "idx")
         assert len(inc.manifest.segments) == step + 2 and inc.manifest.live_df
         assert inc.manifest.live_card_df  # replaced and removed documents' cards masked
-        cards = inc.documents.lexical(PLAIN, inc.header.bm25_params)
+        cards = inc.source.documents.lexical(PLAIN, inc.header.bm25_params)
         assert len(cards.bm25.parts) == step + 2  # the segments' stored postings, not a rebuild
         _same_search(inc, Index.open(fresh))
         assert inc.manifest.bm25_stats == Index.open(fresh).manifest.bm25_stats

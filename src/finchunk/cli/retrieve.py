@@ -153,7 +153,7 @@ def _interrupt_note(target: str | Path) -> Callable[[], str]:
         if not root.exists():
             return f"no index was written; {root} was new and has been removed"
         from finchunk.retrieve.index.locks import LOCK
-        from finchunk.retrieve.index.store import CURRENT
+        from finchunk.retrieve.index.manifest import CURRENT
 
         ours = {LOCK, CURRENT, f"{CURRENT}.tmp"}
         parts = sorted(_entries(root) - before - ours)
@@ -178,7 +178,7 @@ def _entries(root: Path) -> set[str]:
 
 def _live_name(root: Path) -> str | None:
     """The live generation named by ``root``'s CURRENT, or None."""
-    from finchunk.retrieve.index.store import CURRENT
+    from finchunk.retrieve.index.manifest import CURRENT
 
     try:
         return (root / CURRENT).read_text(encoding="utf-8").strip() or None

@@ -51,7 +51,8 @@ from finchunk.retrieve.index.build import (
     fresh_piece,
     load_or_skip,
 )
-from finchunk.retrieve.index.store import DOC_SCHEMA, DocEntry
+from finchunk.retrieve.index.manifest import DocEntry
+from finchunk.retrieve.index.store import DOC_SCHEMA
 from finchunk.retrieve.lexical.bm25_stats import TermStats, count_terms, merge_term_stats
 from finchunk.retrieve.neural.dense import Embedder, embed_passages, make_embedder
 from finchunk.text.analysis import TextPipeline

@@ -58,7 +58,7 @@ from finchunk.retrieve.index.build import (
     assemble,
     resolve_embedder,
 )
-from finchunk.retrieve.index.store import FORMAT
+from finchunk.retrieve.index.manifest import FORMAT
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, FilterStatistics, is_auto
 from finchunk.retrieve.lexical.analyzers import Analyzer
 from finchunk.retrieve.lexical.bm25 import BM25Params, okapi_idf

@@ -29,6 +29,24 @@ from finchunk.chunk import Strategy, make_chunker
 from finchunk.errors import FinchunkError, InputError
 from finchunk.model import Document
 from finchunk.records import CHUNK_SCHEMA, chunk_table, document_records, metadata_json
+from finchunk.retrieve.index.manifest import (
+    CURRENT,
+    FORMAT,
+    LIVE_CARD_DF,
+    LIVE_DF,
+    MANIFEST,
+    DocEntry,
+    IndexMismatchError,
+    Manifest,
+    check_root,
+    document_positions,
+    index_array,
+    live_generation,
+    next_generation,
+    publish,
+    segment_positions,
+    write_generation,
+)
 from finchunk.retrieve.index.segments import (
     BM25_DIR,
     CARDS_DIR,
@@ -51,26 +69,7 @@ from finchunk.retrieve.index.sources import (
 from finchunk.retrieve.index.sources import (
     file_sources as file_sources,
 )
-from finchunk.retrieve.index.store import (
-    CURRENT,
-    FORMAT,
-    LIVE_CARD_DF,
-    LIVE_DF,
-    MANIFEST,
-    DocEntry,
-    Index,
-    IndexMismatchError,
-    Manifest,
-    check_root,
-    document_positions,
-    index_array,
-    live_generation,
-    next_generation,
-    publish,
-    segment_positions,
-    write_generation,
-    writer_lock,
-)
+from finchunk.retrieve.index.store import Index, writer_lock
 from finchunk.retrieve.lexical.bm25 import BM25Params, SegmentPart, corpus_stats
 from finchunk.retrieve.lexical.bm25_stats import TermStats, count_terms
 from finchunk.retrieve.lexical.postings import Segment
@@ -431,7 +430,7 @@ class _Writer:
         table = self._old_rows[e.segment].slice(e.segment_row, e.chunks)
         vectors = None
         if self.embedder is not None:  # e.first_chunk is still its old position
-            vectors = np.asarray(old.vectors()[e.first_chunk : e.first_chunk + e.chunks])
+            vectors = np.asarray(old.source.vectors()[e.first_chunk : e.first_chunk + e.chunks])
         self._place(e, table, self._old_docs[e.id], vectors)
 
     def _place(
