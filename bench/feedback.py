@@ -23,12 +23,8 @@ from finchunk.evaluate.harness import EvalSettings, Variant, run_variant
 from finchunk.evaluate.measures import Recall, compare, score
 from finchunk.evaluate.scope import Scope
 from finchunk.retrieve.lexical.feedback import FeedbackParams
-from finchunk.retrieve.query.retriever import (
-    RetrieverOptions,
-    TextSource,
-    make_retriever,
-    register_retriever,
-)
+from finchunk.retrieve.query.retriever import RetrieverOptions, make_retriever, register_retriever
+from finchunk.retrieve.query.texts import TextSource
 from rerank import demo_corpus, edgar_corpus
 
 KS = (1, 3, 5, 10)

@@ -197,7 +197,8 @@ def fb_rows(pickled: Path | None) -> list[str]:
     )
     from finchunk.evaluate.measures import PageHit
     from finchunk.evaluate.runs import rank
-    from finchunk.retrieve.query.retriever import InMemoryTexts, parse_retriever
+    from finchunk.retrieve.query.retriever import parse_retriever
+    from finchunk.retrieve.query.texts import InMemoryTexts
 
     fb = load_financebench(DATA / "financebench")
     docs = fb_docs(fb, pickled)

@@ -45,7 +45,8 @@ from finchunk.evaluate.runs import Query, rank
 from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk
 from finchunk.retrieve.lexical.bm25 import LESSON_PARAMS, BM25Params
-from finchunk.retrieve.query.retriever import InMemoryTexts, RetrieverOptions
+from finchunk.retrieve.query.retriever import RetrieverOptions
+from finchunk.retrieve.query.texts import InMemoryTexts
 from finchunk.text.analysis import LESSON_TEXT, NumberMode, Stemmer
 
 _L = LESSON_PARAMS

@@ -243,7 +243,8 @@ from finchunk.retrieve.query.cards import DocumentMap
 from finchunk.retrieve.query.filters import AutoFilterPolicy, FilterField
 from finchunk.retrieve.query.mentions import YearPolicy
 from finchunk.retrieve.query.priors import PriorParams
-from finchunk.retrieve.query.retriever import InMemoryTexts, RetrieverOptions
+from finchunk.retrieve.query.retriever import RetrieverOptions
+from finchunk.retrieve.query.texts import InMemoryTexts
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = next(

@@ -46,13 +46,9 @@ from finchunk.parse.markdown import parse_markdown
 from finchunk.retrieve.index.build import IndexConfig, build_index, document_sources
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.neural.dense import Embedder, HashingEmbedder, make_embedder
-from finchunk.retrieve.query.retriever import (
-    InMemoryTexts,
-    RetrieverKind,
-    RetrieverOptions,
-    fusion_warnings,
-)
+from finchunk.retrieve.query.retriever import RetrieverKind, RetrieverOptions, fusion_warnings
 from finchunk.retrieve.query.search import SearchOptions, search
+from finchunk.retrieve.query.texts import InMemoryTexts
 
 KINDS = [RetrieverKind.BM25, RetrieverKind.DENSE, RetrieverKind.HYBRID]
 

@@ -35,12 +35,8 @@ from finchunk.retrieve.base import Hits
 from finchunk.retrieve.lexical.analyzers import analyzer
 from finchunk.retrieve.lexical.bm25 import BM25Index, BM25Params
 from finchunk.retrieve.lexical.lexical import LexicalIndex
-from finchunk.retrieve.query.retriever import (
-    RetrieverOptions,
-    TextSource,
-    parse_retriever,
-    register_retriever,
-)
+from finchunk.retrieve.query.retriever import RetrieverOptions, parse_retriever, register_retriever
+from finchunk.retrieve.query.texts import TextSource
 
 TAXONOMIES = ("us-gaap", "ifrs-full")
 CELLS = ((1, 0.4), (3, 0.2))  # (concepts m, weight w), fixed before any run

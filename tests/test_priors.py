@@ -13,7 +13,8 @@ from finchunk.retrieve.query.cards import DocumentMap, card_text, document_card
 from finchunk.retrieve.query.filters import AutoFilterPolicy, FilterField, MetadataIndex
 from finchunk.retrieve.query.mentions import YearPolicy
 from finchunk.retrieve.query.priors import PriorMode, PriorParams, scaled
-from finchunk.retrieve.query.retriever import InMemoryTexts, RetrieverOptions, make_retriever
+from finchunk.retrieve.query.retriever import RetrieverOptions, make_retriever
+from finchunk.retrieve.query.texts import InMemoryTexts
 
 # Two filings alike in every chunk but the issuer (and year) their card names.
 _BODY = [

@@ -160,7 +160,6 @@ SIZED = (PACKAGE / "retrieve", PACKAGE / "text")
 KNOWN_LONG_MODULES = {
     "finchunk.retrieve.index.build",
     "finchunk.retrieve.backends.pgstore",
-    "finchunk.retrieve.query.retriever",
 }
 KNOWN_BIG_CLASSES: set[str] = set()
 

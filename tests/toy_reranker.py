@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from finchunk.retrieve.query.retriever import RetrieverOptions, TextSource, register_reranker
+from finchunk.retrieve.query.retriever import RetrieverOptions, register_reranker
+from finchunk.retrieve.query.texts import TextSource
 
 
 class Shortest:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from finchunk.retrieve.base import Hits, candidates
-from finchunk.retrieve.query.retriever import RetrieverOptions, TextSource, register_retriever
+from finchunk.retrieve.query.retriever import RetrieverOptions, register_retriever
+from finchunk.retrieve.query.texts import TextSource
 
 
 class WordOverlap:

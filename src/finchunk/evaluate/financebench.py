@@ -60,7 +60,6 @@ from finchunk.retrieve.query.mentions import (
     YearPolicy,
 )
 from finchunk.retrieve.query.retriever import (
-    InMemoryTexts,
     RetrieverKind,
     RetrieverOptions,
     RetrieverSpec,
@@ -68,6 +67,7 @@ from finchunk.retrieve.query.retriever import (
     parse_retriever,
     tuned_on_benchmark,
 )
+from finchunk.retrieve.query.texts import InMemoryTexts
 from finchunk.text.metadata import canonical_field
 
 Tick = Callable[[], None]

@@ -36,13 +36,12 @@ from finchunk.retrieve.query.cards import DocumentMap
 from finchunk.retrieve.query.deliver import AS_RANKED, ChunkFacts, Delivery, deliver, interleave
 from finchunk.retrieve.query.priors import PriorParams
 from finchunk.retrieve.query.retriever import (
-    InMemoryTexts,
     RetrieverOptions,
     RetrieverSpec,
-    Within,
     make_retriever,
     parse_retriever,
 )
+from finchunk.retrieve.query.texts import InMemoryTexts, Within
 
 RUN_FORMAT = "finchunk-run/1"
 

@@ -360,7 +360,7 @@ class Splade:
 class SpladeReranker:
     """Scores candidates by SPLADE's dot product with the question, computed on the
     question's pieces only (:meth:`Splade.weights`). ``texts_at`` gives the candidates'
-    texts (a source's :meth:`~finchunk.retrieve.query.retriever.TextSource.texts_at`: an index
+    texts (a source's :meth:`~finchunk.retrieve.query.texts.TextSource.texts_at`: an index
     reads those alone)."""
 
     def __init__(self, texts_at: Callable[[np.ndarray], list[str]], splade: Splade) -> None:

@@ -11,7 +11,7 @@ from a title and metadata in any spelling (:func:`~finchunk.text.metadata.
 canonical_metadata`), so every source of documents gets one: FinanceBench's document
 information, the lesson's metadata columns, HTML/SGML/PDF metadata, an index's manifest.
 
-:class:`DocumentMap` is what a :class:`~finchunk.retrieve.query.retriever.TextSource` knows about
+:class:`DocumentMap` is what a :class:`~finchunk.retrieve.query.texts.TextSource` knows about
 documents: the document of each text (``groups``), the cards, their metadata; it scores a
 question against the cards (:meth:`DocumentMap.scores`) for the document priors of
 :mod:`finchunk.retrieve.query.priors`.

@@ -37,11 +37,12 @@ if TYPE_CHECKING:
     from finchunk.retrieve.neural.rerank import CandidateVectors
     from finchunk.retrieve.query.cards import DocumentMap
     from finchunk.retrieve.query.priors import PriorParams
-    from finchunk.retrieve.query.retriever import InMemoryTexts, RetrieverSpec
+    from finchunk.retrieve.query.retriever import RetrieverSpec
+    from finchunk.retrieve.query.texts import InMemoryTexts
 
 
 class StoredSource:
-    """A :class:`~finchunk.retrieve.query.retriever.TextSource` over an opened
+    """A :class:`~finchunk.retrieve.query.texts.TextSource` over an opened
     :class:`~finchunk.retrieve.index.store.Index`; each part is made once, on first use."""
 
     def __init__(self, index: Index) -> None:
@@ -191,10 +192,10 @@ class StoredSource:
         ``reranker``: the ``model`` reranker's model."""
         from finchunk.retrieve.query.retriever import (
             RetrieverOptions,
-            Within,
             make_retriever,
             parse_retriever,
         )
+        from finchunk.retrieve.query.texts import Within
 
         model = embedder if embedder is not None else (self.header.model or DEFAULT_EMBEDDER)
         options = RetrieverOptions(embedder=model, bm25=self.header.bm25_params, reranker=reranker)
@@ -212,7 +213,7 @@ class StoredSource:
         """The chunks at ``positions`` as a source of their own (their own BM25
         statistics), reading only their texts; stored vectors are sliced (``vectors``:
         whether to read them at all)."""
-        from finchunk.retrieve.query.retriever import InMemoryTexts
+        from finchunk.retrieve.query.texts import InMemoryTexts
 
         model = self.header.model
         stored = {} if model is None or not vectors else {model: self.vectors()[positions]}
