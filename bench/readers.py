@@ -19,7 +19,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.build import build_index, file_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.store import Index
 
 

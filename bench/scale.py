@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from finchunk.datasets import SampleConfig, generate
-from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.build import build_index, file_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.query.filters import Filter
 from finchunk.retrieve.query.search import SearchOptions, search

@@ -43,7 +43,8 @@ from finchunk.evaluate.measures import DEFAULT_THRESHOLD
 from finchunk.evaluate.runs import rank
 from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
-from finchunk.retrieve.index.build import IndexConfig, build_index, document_sources
+from finchunk.retrieve.index.build import build_index, document_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.neural.dense import Embedder, HashingEmbedder, make_embedder
 from finchunk.retrieve.query.retriever import RetrieverKind, RetrieverOptions, fusion_warnings

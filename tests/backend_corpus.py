@@ -7,7 +7,8 @@ from pathlib import Path
 
 from finchunk.datasets import SampleConfig, generate, write_lesson_files
 from finchunk.lesson import read_documents
-from finchunk.retrieve.index.build import IndexConfig, Source, document_sources
+from finchunk.retrieve.index.build import Source, document_sources
+from finchunk.retrieve.index.config import IndexConfig
 
 CONFIG = IndexConfig(model="hashing")
 QUERIES = (

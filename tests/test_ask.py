@@ -22,7 +22,8 @@ from finchunk.ask import (
 from finchunk.errors import InputError
 from finchunk.facts import FactStore, Period
 from finchunk.facts.model import Fact, Filing, ParsedFacts
-from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.build import build_index, file_sources
+from finchunk.retrieve.index.config import IndexConfig
 
 D = date.fromisoformat
 

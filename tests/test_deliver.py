@@ -13,7 +13,8 @@ from finchunk.evaluate.runs import Query, rank
 from finchunk.model import Chunk, Document
 from finchunk.parse.markdown import parse_markdown
 from finchunk.retrieve.base import Hits
-from finchunk.retrieve.index.build import IndexConfig, build_index, document_sources
+from finchunk.retrieve.index.build import build_index, document_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.kinds import Distinct
 from finchunk.retrieve.query.deliver import ChunkFacts, Delivery, deliver, interleave

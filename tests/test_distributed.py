@@ -23,12 +23,8 @@ from finchunk.datasets import SampleConfig, generate, write_lesson_files  # noqa
 from finchunk.errors import InputError  # noqa: E402
 from finchunk.model import Document  # noqa: E402
 from finchunk.retrieve.backends.distributed import DaskWork, DistributedBuildError  # noqa: E402
-from finchunk.retrieve.index.build import (  # noqa: E402
-    OnError,
-    Source,
-    build_index,
-    document_sources,
-)
+from finchunk.retrieve.index.build import Source, build_index, document_sources
+from finchunk.retrieve.index.config import OnError
 from finchunk.retrieve.index.store import Index  # noqa: E402
 from tests.backend_corpus import CONFIG, QUERIES, write_corpus  # noqa: E402
 

@@ -200,7 +200,7 @@ def test_document_line_rules() -> None:
 
 
 def test_headers_are_on_by_default_and_off_on_request(tmp_path: Path) -> None:
-    from finchunk.retrieve.index.build import IndexConfig
+    from finchunk.retrieve.index.config import IndexConfig
 
     assert all(make_chunker(s).header for s in Strategy)
     assert IndexConfig().header is True

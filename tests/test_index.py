@@ -16,7 +16,8 @@ import pytest
 
 from finchunk.errors import InputError, MissingExtraError
 from finchunk.parse import load
-from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.build import build_index, file_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.manifest import IndexMismatchError
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.kinds import Distinct, FilterStatistics

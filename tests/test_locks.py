@@ -12,7 +12,8 @@ import pytest
 
 from finchunk.errors import DamagedIndexError, InputError
 from finchunk.retrieve.index import locks
-from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.build import build_index, file_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.locks import claim_unread, hold_live
 from finchunk.retrieve.index.manifest import MANIFEST
 from finchunk.retrieve.index.store import Index

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from finchunk.errors import FinchunkError, InputError, MissingExtraError
-from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.build import build_index, file_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.neural import models
 from finchunk.retrieve.neural.dense import embed_passages, make_embedder

@@ -12,7 +12,8 @@ import pytest
 import finchunk.retrieve.index.build as build_module
 from finchunk.model import Document
 from finchunk.parse.markdown import parse_markdown
-from finchunk.retrieve.index.build import IndexConfig, build_index, document_sources
+from finchunk.retrieve.index.build import build_index, document_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.lexical.analyzers import PLAIN
 from finchunk.retrieve.lexical.bm25 import BM25Params

@@ -44,7 +44,8 @@ from finchunk.evaluate.runs import (
     write_trec,
 )
 from finchunk.model import Chunk, Document
-from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.build import build_index, file_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.query.retriever import make_retriever, parse_retriever, retriever_names
 from finchunk.retrieve.query.search import SearchOptions, search

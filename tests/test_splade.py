@@ -343,7 +343,8 @@ def _three_documents(tmp_path: Path) -> Path:
 def test_auto_reranks_english_questions_with_splade_where_installed(
     tiny, tmp_path, monkeypatch
 ) -> None:
-    from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+    from finchunk.retrieve.index.build import build_index, file_sources
+    from finchunk.retrieve.index.config import IndexConfig
     from finchunk.retrieve.index.store import Index
     from finchunk.retrieve.query import auto as auto_module
     from finchunk.retrieve.query.search import search

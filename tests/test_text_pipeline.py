@@ -14,7 +14,8 @@ import typer
 from typer.testing import CliRunner
 
 from finchunk.errors import InputError
-from finchunk.retrieve.index.build import IndexConfig, build_index, file_sources
+from finchunk.retrieve.index.build import build_index, file_sources
+from finchunk.retrieve.index.config import IndexConfig
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.lexical.bm25 import LESSON_PARAMS, BM25Index, BM25Params
 from finchunk.retrieve.lexical.lexical import LexicalIndex

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from finchunk.chunk import Chunker, Strategy
     from finchunk.model import Document
     from finchunk.records import ChunkRecord
-    from finchunk.retrieve.index.build import BuildReport, OnError
+    from finchunk.retrieve.index.config import BuildReport, OnError
     from finchunk.retrieve.index.store import Index as StoredIndex
     from finchunk.retrieve.kinds import Distinct, FilterStatistics
     from finchunk.retrieve.lexical.bm25 import BM25Params
@@ -171,7 +171,7 @@ def _chunk_files(
 ) -> list[ChunkRecord]:
     """The records of the files under ``paths``, as ``finchunk chunk PATHS``."""
     from finchunk.records import document_records
-    from finchunk.retrieve.index.build import load_or_skip
+    from finchunk.retrieve.index.config import load_or_skip
     from finchunk.retrieve.index.sources import file_sources
 
     sources = file_sources(paths)
@@ -188,7 +188,7 @@ def _chunk_files(
 
 
 def _on_error(option: OnError | str | None, paths: Sequence[PathLike]) -> OnError:
-    from finchunk.retrieve.index.build import OnError, default_on_error
+    from finchunk.retrieve.index.config import OnError, default_on_error
 
     if option is None:
         return default_on_error(paths)
@@ -334,7 +334,8 @@ class Index:
         >>> index.close()
         """
         from finchunk.chunk import parse_strategy
-        from finchunk.retrieve.index.build import IndexConfig, build_into
+        from finchunk.retrieve.index.build import build_into
+        from finchunk.retrieve.index.config import IndexConfig
         from finchunk.retrieve.lexical.bm25 import BM25Params
 
         sources, given = _sources(paths)

@@ -105,7 +105,7 @@ def _records(sources: list[Any], chunker: Any, mode: Any, skipped: list[tuple[st
     """Chunk records of each source that can be read (the others are added to ``skipped``,
     or raise, as ``mode`` says)."""
     from finchunk.records import document_records
-    from finchunk.retrieve.index.build import load_or_skip
+    from finchunk.retrieve.index.config import load_or_skip
 
     for src in sources:
         warned: list[tuple[str, str]] = []

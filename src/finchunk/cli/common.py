@@ -383,7 +383,7 @@ def work_on(dask: str | None, parts: Path | None = None, on_error: Any = None) -
         yield None
         return
     from finchunk.retrieve.backends.distributed import DaskWork, dask_client
-    from finchunk.retrieve.index.build import OnError
+    from finchunk.retrieve.index.config import OnError
 
     with dask_client(dask) as client:
         yield DaskWork(client, parts, on_error=on_error or OnError.FAIL)
@@ -505,7 +505,7 @@ def resolve_on_error(option: str | None, inputs: Sequence[Path]) -> tuple[Any, b
     """The :class:`OnError` for a run and whether skipped files make it exit 1: given as
     ``--on-error``, else skip (exit 1 when any is skipped) when an input is a folder, else
     fail."""
-    from finchunk.retrieve.index.build import OnError, default_on_error
+    from finchunk.retrieve.index.config import OnError, default_on_error
 
     if option is not None:
         try:

@@ -101,7 +101,8 @@ def index_cmd(
     "doc_type": ...}), or the columns of a --docs table. --bm25-k1/--bm25-b/--bm25-prefix are
     stored in the index; search uses them. --dask runs parsing, chunking and embedding on a Dask
     cluster (the index is the same)."""
-    from finchunk.retrieve.index.build import IndexConfig, document_sources, file_sources
+    from finchunk.retrieve.index.build import document_sources, file_sources
+    from finchunk.retrieve.index.config import IndexConfig
 
     target = to or out
     left = _interrupt_note(target)

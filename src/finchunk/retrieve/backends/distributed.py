@@ -41,17 +41,10 @@ from finchunk.errors import FinchunkError
 from finchunk.extras import import_extra
 from finchunk.parallel import cut
 from finchunk.records import CHUNK_SCHEMA
-from finchunk.retrieve.index.build import (
-    IndexConfig,
-    NoProgress,
-    OnError,
-    Piece,
-    Progress,
-    Source,
-    fresh_piece,
-    load_or_skip,
-)
+from finchunk.retrieve.index.build import Source
+from finchunk.retrieve.index.config import IndexConfig, NoProgress, OnError, Progress, load_or_skip
 from finchunk.retrieve.index.manifest import DocEntry
+from finchunk.retrieve.index.pieces import Piece, fresh_piece
 from finchunk.retrieve.index.store import DOC_SCHEMA
 from finchunk.retrieve.lexical.bm25_stats import TermStats, count_terms, merge_term_stats
 from finchunk.retrieve.neural.dense import Embedder, embed_passages, make_embedder

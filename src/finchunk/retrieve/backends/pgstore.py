@@ -45,20 +45,18 @@ from finchunk.errors import FinchunkError, InputError
 from finchunk.extras import import_extra
 from finchunk.records import ChunkRecord
 from finchunk.retrieve.base import Hits
-from finchunk.retrieve.index.build import (
-    Assembled,
+from finchunk.retrieve.index.assemble import Assembled, assemble
+from finchunk.retrieve.index.build import Source
+from finchunk.retrieve.index.config import (
     BuildReport,
     IndexConfig,
-    LocalWork,
     NoProgress,
     OnError,
     Progress,
-    Source,
-    Work,
-    assemble,
     resolve_embedder,
 )
 from finchunk.retrieve.index.manifest import FORMAT
+from finchunk.retrieve.index.pieces import LocalWork, Work
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, FilterStatistics, is_auto
 from finchunk.retrieve.lexical.analyzers import Analyzer
 from finchunk.retrieve.lexical.bm25 import BM25Params, okapi_idf

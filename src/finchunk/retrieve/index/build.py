@@ -15,52 +15,62 @@ import hashlib
 import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
-from enum import StrEnum
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
 import finchunk
 from finchunk import collector
-from finchunk.chunk import Strategy, make_chunker
-from finchunk.errors import FinchunkError, InputError
-from finchunk.model import Document
-from finchunk.records import CHUNK_SCHEMA, chunk_table, document_records, metadata_json
+from finchunk.errors import InputError
+from finchunk.retrieve.index.assemble import (
+    _check_removals,
+    _live_card_parts,
+    _live_parts,
+)
+from finchunk.retrieve.index.config import (
+    BuildReport,
+    IndexConfig,
+    NoProgress,
+    OnError,
+    Progress,
+    _manifest_for,
+    resolve_embedder,
+)
 from finchunk.retrieve.index.manifest import (
     CURRENT,
     FORMAT,
-    LIVE_CARD_DF,
-    LIVE_DF,
     MANIFEST,
     DocEntry,
     IndexMismatchError,
     Manifest,
     check_root,
-    document_positions,
-    index_array,
     live_generation,
     next_generation,
     publish,
     segment_positions,
     write_generation,
 )
+from finchunk.retrieve.index.pieces import (
+    LocalWork,
+    Piece,
+    Work,
+    _batches,
+    _embed_missing,
+    _plan,
+    _Planned,
+    _report_plans,
+    _settled,
+)
 from finchunk.retrieve.index.segments import (
-    BM25_DIR,
-    CARDS_DIR,
-    CHUNKS,
-    DOC_SCHEMA,
     SegmentBuilder,
-    live_doc_freqs,
-    read_rows,
 )
 from finchunk.retrieve.index.sources import (  # the sources' names stay importable from here
     META_SUFFIX as META_SUFFIX,
 )
 from finchunk.retrieve.index.sources import (
-    RACY_NS,
     Source,
 )
 from finchunk.retrieve.index.sources import (
@@ -70,195 +80,20 @@ from finchunk.retrieve.index.sources import (
     file_sources as file_sources,
 )
 from finchunk.retrieve.index.store import Index, writer_lock
-from finchunk.retrieve.lexical.bm25 import BM25Params, SegmentPart, corpus_stats
-from finchunk.retrieve.lexical.bm25_stats import TermStats, count_terms
-from finchunk.retrieve.lexical.postings import Segment
-from finchunk.text.analysis import TextPipeline
-from finchunk.text.metadata import canonical_metadata
+from finchunk.retrieve.lexical.bm25 import corpus_stats
 
 if TYPE_CHECKING:  # the dense stack is imported by builds that embed, when they do
     from finchunk.retrieve.neural.dense import Embedder
 
 # --- configuration ----------------------------------------------------------------
 
-
-@dataclass(frozen=True, slots=True)
-class IndexConfig:
-    """How chunks are made and embedded (part of the manifest; a change rebuilds all), and
-    BM25's parameters and text pipeline (stored in the manifest; search uses them; the BM25
-    index is rebuilt from the chunk texts on every build)."""
-
-    strategy: Strategy = Strategy.STRUCTURE
-    size: int | None = None
-    overlap: int | None = None
-    header: bool = True
-    model: str | None = None  # embedder name; None: no dense vectors
-    bm25: BM25Params = BM25Params()
-
-    def chunking(self) -> dict[str, Any]:
-        return {
-            "strategy": self.strategy.value,
-            "size": self.size,
-            "overlap": self.overlap,
-            "header": self.header,
-        }
+_DEFAULT_CONFIG = IndexConfig()
 
 
 # --- progress ------------------------------------------------------------------------------------
 
 
-class Progress(Protocol):
-    def stage(self, name: str, total: int) -> None: ...
-
-    def advance(self, n: int = 1) -> None: ...
-
-
-class NoProgress:
-    def stage(self, name: str, total: int) -> None:
-        return None
-
-    def advance(self, n: int = 1) -> None:
-        return None
-
-
-def _manifest_for(config: IndexConfig, dim: int | None) -> Manifest:
-    return Manifest(
-        format=FORMAT,
-        finchunk_version=finchunk.__version__,
-        chunking=config.chunking(),
-        bm25=asdict(config.bm25),
-        dense={"model": config.model, "dim": dim} if config.model else None,
-    )
-
-
 # --- build -----------------------------------------------------------------------------------
-
-
-class OnError(StrEnum):
-    """What a document that cannot be read does to a run: stop it, or be skipped (and named)."""
-
-    FAIL = "fail"
-    SKIP = "skip"
-
-
-def default_on_error(inputs: Sequence[str | Path]) -> OnError:
-    """What a run does with a file it cannot read when not told: skip it (and name it) when
-    an input is a folder, fail when every input is a file named one by one."""
-    return OnError.SKIP if any(Path(p).is_dir() for p in inputs) else OnError.FAIL
-
-
-def load_or_skip(
-    src: Source,
-    on_error: OnError,
-    skipped: list[tuple[str, str]],
-    warnings: list[tuple[str, str]] | None = None,
-) -> Document | None:
-    """The source's document; with ``SKIP``, None (and ``(source, reason)`` added to
-    ``skipped``) when it cannot be read. A document read with a warning (bytes replaced)
-    adds ``(source, warning)`` to ``warnings``."""
-    try:
-        doc = src.loader()
-    except FinchunkError as exc:
-        if on_error is OnError.FAIL:
-            raise
-        skipped.append((src.source, str(exc)))
-        return None
-    if warnings is not None and doc.metadata.get("warning"):
-        warnings.append((src.source, str(doc.metadata["warning"])))
-    return doc
-
-
-@dataclass
-class BuildReport:
-    path: Path | str  # a directory, or a database URL (password hidden)
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (source, reason)
-    warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, warning)
-    chunks: int = 0
-    rebuilt: str | None = None  # why every document was processed again, if so
-
-    def summary(self) -> str:
-        parts = [
-            f"{len(self.added)} added",
-            f"{len(self.updated)} updated",
-            f"{len(self.unchanged)} unchanged",
-            f"{len(self.removed)} removed",
-            f"{self.chunks} chunks",
-        ]
-        if self.skipped:
-            parts.insert(4, f"{len(self.skipped)} skipped")
-        why = f" (full rebuild: {self.rebuilt})" if self.rebuilt else ""
-        return ", ".join(parts) + why
-
-
-@dataclass
-class Piece:
-    """One document made from its source: its entry, chunk rows and documents row (and its
-    chunks' vectors when the work that made it embedded them)."""
-
-    entry: DocEntry
-    table: pa.Table
-    doc_row: dict[str, Any]
-    vectors: np.ndarray | None = None
-
-
-class Work(Protocol):
-    """Where the per-document work runs: :class:`LocalWork` in this process, or a Dask
-    cluster (:class:`finchunk.retrieve.backends.distributed.DaskWork`); the results are equal. A
-    work reads documents as its ``on_error`` says: a document it skipped gives None in
-    :meth:`pieces` and ``(source, reason)`` in ``skipped``; one read with a warning (bytes
-    replaced) adds ``(source, warning)`` to ``warnings``. A build hands it ``batch``
-    documents at a time (None: all at once), which bounds what it holds in memory."""
-
-    on_error: OnError
-    skipped: list[tuple[str, str]]
-    warnings: list[tuple[str, str]]
-    batch: int | None
-
-    def pieces(
-        self,
-        sources: Sequence[Source],
-        config: IndexConfig,
-        embedder: Embedder | None,
-        progress: Progress,
-    ) -> list[Piece | None]: ...
-
-    def term_stats(self, texts: Sequence[str], pipeline: TextPipeline) -> TermStats: ...
-
-
-@dataclass
-class LocalWork:
-    """Parse and chunk document by document here; embedding is left to the build. With
-    ``on_error`` SKIP a document that cannot be read gives None and ``(source, reason)`` in
-    ``skipped``; a document read with a warning (bytes replaced) adds it to ``warnings``."""
-
-    on_error: OnError = OnError.FAIL
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    warnings: list[tuple[str, str]] = field(default_factory=list)
-    batch: int | None = 64
-
-    def pieces(
-        self,
-        sources: Sequence[Source],
-        config: IndexConfig,
-        embedder: Embedder | None,
-        progress: Progress,
-    ) -> list[Piece | None]:
-        chunker = make_chunker(
-            config.strategy, size=config.size, overlap=config.overlap, header=config.header
-        )
-        out: list[Piece | None] = []
-        for src in sources:
-            doc = load_or_skip(src, self.on_error, self.skipped, self.warnings)
-            out.append(None if doc is None else fresh_piece(src, chunker, doc))
-            progress.advance()
-        return out
-
-    def term_stats(self, texts: Sequence[str], pipeline: TextPipeline) -> TermStats:
-        return count_terms(texts, pipeline)
 
 
 #: Segments beyond this many are merged on the next build (the largest stays as it is).
@@ -318,90 +153,6 @@ def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None
     return old, None, ids
 
 
-def _doc_row(doc: Document, src: Source, meta: dict[str, str]) -> dict[str, Any]:
-    return {
-        "id": doc.id,
-        "title": doc.title,
-        "source": src.source,
-        "sha256": src.sha256,
-        "text": doc.text,
-        "metadata": metadata_json(meta),
-    }
-
-
-def fresh_piece(src: Source, chunker: Any, doc: Document | None = None) -> Piece:
-    """``src``'s rows in a new index (``doc``: its document, when already read), with the
-    document's card made once, here (searches read it)."""
-    from finchunk.retrieve.query.cards import card_text  # the retriever stack: not for a re-index
-
-    doc = src.loader() if doc is None else doc
-    records = document_records(doc, chunker.chunk(doc))
-    meta = canonical_metadata(doc.metadata)
-    entry = DocEntry(doc.id, doc.title, src.source, src.sha256, meta, 0, len(records))
-    entry.card = card_text(doc.title or doc.id, meta)
-    return Piece(entry, chunk_table(records), _doc_row(doc, src, meta))
-
-
-def _settled(stat: Sequence[int] | None, started: int) -> list[int] | None:
-    """``stat`` (as a list) when every modification time in it is safely older than the
-    build started at ``started``, else None."""
-    if stat is None or max(stat[1::2], default=-1) >= started - RACY_NS:
-        return None
-    return list(stat)
-
-
-@dataclass
-class _Planned:
-    """One document of the new index: kept where it is (``source`` None), copied from an
-    old segment (a merge), or made from its source; ``stat``: the file stat to record;
-    ``dropped`` when it could not be read (skipped). A kept entry is the old manifest's
-    own object: :func:`_publish_build` moves it once the new segment is written."""
-
-    entry: DocEntry
-    source: Source | None = None
-    stat: list[int] | None = None
-    dropped: bool = False
-
-
-def _digest(src: Source) -> str:
-    """The source's content hash; "" when it cannot be read (its loader then says why)."""
-    try:
-        return src.sha256
-    except FinchunkError:
-        return ""
-
-
-def _plan(sources: Sequence[Source], old: Index | None) -> list[_Planned]:
-    """Which documents are kept (same settled stat or content hash) and which are made
-    again; nothing is parsed yet."""
-    started = time.time_ns()
-    old_docs = {d.id: d for d in old.manifest.documents} if old else {}
-    plans = []
-    for src in sources:
-        prev = old_docs.get(src.doc_id)
-        stat = None if src.stat is None else list(src.stat)
-        same_stat = stat is not None and prev is not None and prev.stat == stat
-        if prev is not None and (same_stat or prev.sha256 == _digest(src)):
-            keep = prev.stat if stat is None else _settled(stat, started)
-            plans.append(_Planned(prev, stat=keep))
-        else:
-            entry = DocEntry(src.doc_id, "", src.source, "", {}, 0, 0)
-            entry.stat = _settled(stat, started)
-            plans.append(_Planned(entry, src, entry.stat))
-    return plans
-
-
-def _report_plans(plans: list[_Planned], previous: set[str], report: BuildReport) -> None:
-    for p in plans:
-        if p.dropped:
-            continue
-        doc_id = p.entry.id
-        if p.source is None:
-            report.unchanged.append(doc_id)
-        else:
-            (report.updated if doc_id in previous else report.added).append(doc_id)
-
-
 class _Writer:
     """Fills the new segment in source order: fresh documents as the work made them
     (embedded here when the work did not), kept ones copied from their old segments (a
@@ -438,25 +189,6 @@ class _Writer:
     ) -> None:
         e.segment = self.builder.name
         e.segment_row, e.doc_row = self.builder.add(table, row, vectors, e.card)
-
-
-def _embed_missing(pieces: Sequence[Piece | None], embedder: Embedder | None) -> None:
-    """Vectors for the pieces the work did not embed, one call for all of them."""
-    todo = [p for p in pieces if p is not None and p.vectors is None]
-    if embedder is None or not todo:
-        return
-    from finchunk.retrieve.neural.dense import embed_passages
-
-    texts = [t for p in todo for t in p.table.column("text").to_pylist()]
-    vectors = embed_passages(embedder, texts)
-    start = 0
-    for p in todo:
-        p.vectors, start = vectors[start : start + p.entry.chunks], start + p.entry.chunks
-
-
-def _batches(items: list[_Planned], size: int | None) -> list[list[_Planned]]:
-    step = size if size and size > 0 else max(len(items), 1)
-    return [items[i : i + step] for i in range(0, len(items), step)]
 
 
 @dataclass(frozen=True)
@@ -536,157 +268,10 @@ def _write_segment(
     return builder.name, builder.rows
 
 
-def _not_given(sources: Sequence[Source], previous: set[str]) -> list[str]:
-    """The indexed documents ``sources`` lack (sorted)."""
-    given = {s.doc_id for s in sources}
-    return sorted(d for d in previous if d not in given)
-
-
-def _check_removals(
-    root: Path, sources: Sequence[Source], previous: set[str], prune: bool
-) -> list[str]:
-    """The indexed documents not given again: removed only with ``prune``, else an error
-    that names them (an index is updated, never emptied of documents by a mistyped path)."""
-    gone = _not_given(sources, previous)
-    if gone and not prune:
-        shown = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
-        raise InputError(
-            f"{root}: {len(gone)} indexed document(s) not given again ({shown}); "
-            "give them too, or pass --prune to remove them"
-        )
-    return gone
-
-
-def _live_parts(
-    root: Path,
-    manifest: Manifest,
-    positions: dict[str, np.ndarray | None],
-    old: Index | None,
-    params: BM25Params,
-) -> tuple[list[SegmentPart], dict[str, np.ndarray]]:
-    """The new generation's segments as BM25 parts (rows at ``positions``), and the live
-    document frequencies of those with rows no longer live (corrected by the chunks
-    removed since ``old``)."""
-    parts, live_df = [], {}
-    for name, size in manifest.segments.items():
-        segment = Segment.load(root / name / BM25_DIR)
-        pos = positions[name]
-        if pos is None or (pos >= 0).all():
-            parts.append(SegmentPart(segment, pos))
-            continue
-        base, was_live = segment.doc_freqs, np.ones(size, dtype=bool)
-        if old is not None and name in old.manifest.segments:
-            was_live = old.positions[name] is None or old.positions[name] >= 0
-            was_live = np.broadcast_to(was_live, size)
-            if name in old.manifest.live_df:
-                base = np.array(index_array(old.gen / LIVE_DF / f"{name}.npy"))
-        removed = np.flatnonzero(was_live & (pos < 0))
-        gone = read_rows(root / name / CHUNKS, removed, ["text"]).column("text").to_pylist()
-        live_df[name] = live_doc_freqs(segment, base, gone, params)
-        parts.append(SegmentPart(segment, pos, live_df[name]))
-    return parts, live_df
-
-
-def _live_card_parts(
-    root: Path, manifest: Manifest, old: Index | None, params: BM25Params
-) -> tuple[list[SegmentPart], dict[str, np.ndarray]]:
-    """The new generation's card postings as BM25 parts (documents rows at their document
-    positions), and the live document frequencies of those with rows no longer live: the
-    old generation's, less the cards of its documents no longer live (replaced or
-    removed; a document moved by a merge leaves a segment the new generation drops)."""
-    segments = {name: Segment.load(root / name / CARDS_DIR) for name in manifest.segments}
-    positions = document_positions(manifest, {n: s.size for n, s in segments.items()})
-    dead = {n: p for n, p in positions.items() if p is not None and bool((p < 0).any())}
-    gone: dict[str, list[str]] = {}
-    if old is not None and dead:
-        for d in old.manifest.documents:  # its row is dead now: replaced or removed
-            if d.segment in dead and dead[d.segment][d.doc_row] < 0:
-                gone.setdefault(d.segment, []).append(d.card)
-    parts, card_df = [], {}
-    for name, segment in segments.items():
-        pos = positions[name]
-        if name not in dead:
-            parts.append(SegmentPart(segment, pos))
-            continue
-        base = segment.doc_freqs
-        if old is not None and name in old.manifest.live_card_df:
-            base = np.array(index_array(old.gen / LIVE_CARD_DF / f"{name}.npy"))
-        card_df[name] = live_doc_freqs(segment, base, gone.get(name, []), params)
-        parts.append(SegmentPart(segment, pos, card_df[name]))
-    return parts, card_df
-
-
-@dataclass
-class Assembled:
-    """A whole generation in memory: what a store written whole (PostgreSQL) writes."""
-
-    report: BuildReport
-    manifest: Manifest
-    chunks: pa.Table
-    docs: pa.Table
-    texts: list[str]
-    vectors: np.ndarray | None
-    stats: TermStats
-
-
-def assemble(
-    sources: Sequence[Source],
-    report: BuildReport,
-    config: IndexConfig,
-    previous: set[str],
-    work: Work,
-    embedder: Embedder | None,
-    progress: Progress,
-) -> Assembled:
-    """Parse, chunk and embed every source (on ``work``) and count BM25's statistics;
-    ``previous``: the ids the store holds now (for the report)."""
-    progress.stage("parsing and chunking", len(sources))
-    before = len(work.skipped), len(work.warnings)
-    made = work.pieces(sources, config, embedder, progress)
-    report.skipped += work.skipped[before[0] :]
-    report.warnings += work.warnings[before[1] :]
-    pieces = [p for p in made if p is not None]
-    for p in pieces:
-        (report.updated if p.entry.id in previous else report.added).append(p.entry.id)
-    report.removed = _not_given(sources, previous)
-    _embed_missing(pieces, embedder)
-    pos = 0
-    for p in pieces:
-        p.entry.first_chunk, pos = pos, pos + p.entry.chunks
-    tables = [p.table.cast(CHUNK_SCHEMA) for p in pieces]
-    chunks = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
-    manifest = _manifest_for(config, embedder.dim if embedder else None)
-    manifest.documents = [p.entry for p in pieces]
-    manifest.chunks = report.chunks = chunks.num_rows
-    texts = chunks.column("text").to_pylist()
-    vectors = None
-    if embedder is not None:
-        parts = [np.asarray(p.vectors, dtype=np.float32) for p in pieces if p.vectors is not None]
-        vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
-    progress.stage("counting terms", 1)
-    stats = work.term_stats(texts, config.bm25.text)
-    progress.advance()
-    docs = pa.Table.from_pylist([p.doc_row for p in pieces], schema=DOC_SCHEMA)
-    return Assembled(report, manifest, chunks, docs, texts, vectors, stats)
-
-
-def resolve_embedder(
-    config: IndexConfig, embedder: Embedder | None
-) -> tuple[IndexConfig, Embedder | None]:
-    """The embedder the configuration names (or the one given, whose name it then takes)."""
-    if config.model and embedder is None:
-        from finchunk.retrieve.neural.dense import make_embedder
-
-        embedder = make_embedder(config.model)
-    if embedder is not None and config.model != embedder.name:
-        config = replace(config, model=embedder.name)
-    return config, embedder
-
-
 def build_index(
     sources: Sequence[Source],
     root: str | Path,
-    config: IndexConfig = IndexConfig(),
+    config: IndexConfig = _DEFAULT_CONFIG,
     *,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
@@ -724,7 +309,7 @@ def build_index(
 def build_into(
     sources: Sequence[Source],
     target: str | Path,
-    config: IndexConfig = IndexConfig(),
+    config: IndexConfig = _DEFAULT_CONFIG,
     *,
     embedder: Embedder | None = None,
     progress: Progress | None = None,
