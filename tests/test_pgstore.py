@@ -23,7 +23,9 @@ pgserver = pytest.importorskip(
 
 from finchunk.cli import app  # noqa: E402
 from finchunk.errors import InputError  # noqa: E402
-from finchunk.retrieve.backends.pgstore import SCHEMA, PgIndex, build_pg_index, connect  # noqa: E402
+from finchunk.retrieve.backends.pg_connect import SCHEMA, connect  # noqa: E402
+from finchunk.retrieve.backends.pg_write import build_pg_index  # noqa: E402
+from finchunk.retrieve.backends.pgstore import PgIndex  # noqa: E402
 from finchunk.retrieve.index.build import Source, build_index  # noqa: E402
 from finchunk.retrieve.index.store import Index  # noqa: E402
 from finchunk.retrieve.kinds import FilterStatistics  # noqa: E402

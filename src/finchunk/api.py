@@ -448,7 +448,7 @@ class Index:
         state = "closed" if self.store is None and self._pg is None else "open"
         where = self.path
         if isinstance(where, str):  # a database URL: without its password
-            from finchunk.retrieve.backends.pgstore import _safe
+            from finchunk.retrieve.backends.pg_connect import _safe
 
             where = _safe(where)
         return f"<finchunk.Index {where} ({state})>"

@@ -323,7 +323,7 @@ def build_into(
     from finchunk.files import is_database_url
 
     if is_database_url(target):
-        from finchunk.retrieve.backends.pgstore import build_pg_index
+        from finchunk.retrieve.backends.pg_write import build_pg_index
 
         return build_pg_index(
             sources,
