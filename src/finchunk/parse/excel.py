@@ -91,6 +91,8 @@ def _grid(ws, source: str) -> list[list[str]]:
     grid: list[list[str]] = []
     cells = 0
     for row in ws.iter_rows():
+        if not row:
+            continue  # a gap between stored rows (openpyxl fills it with empty rows)
         values = [display(c.value, getattr(c, "number_format", None)) for c in row]
         cells += len(values)
         if cells > MAX_CELLS:
