@@ -292,19 +292,38 @@ def corpus() -> Iterator[tuple[str, bytes]]:
     yield "not_a.pdf", b"%PDF-1.4 this is not a pdf"
     yield "zero.pdf", b""
     yield "random.pdf", zlib.compress(bytes(range(256)) * 64)
-    ok_body = "<w:p><w:pPr><w:pStyle w:val=\"Heading1\"/></w:pPr><w:r><w:t>Results</w:t></w:r></w:p><w:p><w:r><w:t>Revenue grew 5 %.</w:t></w:r></w:p>"
+    ok_body = '<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Results</w:t></w:r></w:p><w:p><w:r><w:t>Revenue grew 5 %.</w:t></w:r></w:p>'
     yield "ok.docx", _docx(ok_body)
     yield "truncated.docx", _docx(ok_body)[:150]
     yield "not_word.docx", _package({"hello.txt": "a zip, but no Word document in it"})
     yield "encrypted.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 1000
-    yield "laughs.docx", _docx("<w:p><w:r><w:t>&b;</w:t></w:r></w:p>", '<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>')
+    yield (
+        "laughs.docx",
+        _docx(
+            "<w:p><w:r><w:t>&b;</w:t></w:r></w:p>",
+            '<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>',
+        ),
+    )
     yield "bad_xml.docx", _docx("<w:p><w:r><w:t>unclosed")
-    yield "wide_span.docx", _docx('<w:tbl><w:tr><w:tc><w:tcPr><w:gridSpan w:val="999999999"/></w:tcPr><w:p><w:r><w:t>a</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>b</w:t></w:r></w:p></w:tc></w:tr></w:tbl>')
-    yield "ok.xlsx", _xlsx(f'<row r="1">{_cells("Item", "2024")}</row><row r="2">{_cells("Revenue", "1,234")}</row>')
+    yield (
+        "wide_span.docx",
+        _docx(
+            '<w:tbl><w:tr><w:tc><w:tcPr><w:gridSpan w:val="999999999"/></w:tcPr><w:p><w:r><w:t>a</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>b</w:t></w:r></w:p></w:tc></w:tr></w:tbl>'
+        ),
+    )
+    yield (
+        "ok.xlsx",
+        _xlsx(
+            f'<row r="1">{_cells("Item", "2024")}</row><row r="2">{_cells("Revenue", "1,234")}</row>'
+        ),
+    )
     yield "truncated.xlsx", _xlsx(f'<row r="1">{_cells("a", "b")}</row>')[:200]
     yield "not_excel.xlsx", _package({"hello.txt": "a zip, but no workbook in it"})
     yield "encrypted.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 1000
-    yield "far_cell.xlsx", _xlsx('<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>far</t></is></c></row>')
+    yield (
+        "far_cell.xlsx",
+        _xlsx('<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>far</t></is></c></row>'),
+    )
     yield "empty_sheet.xlsx", _xlsx("")
     yield "ok.json", _companyfacts().encode()
     yield "overflow.json", _companyfacts("1E+999999999").encode()

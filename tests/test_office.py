@@ -44,9 +44,7 @@ def _add_footnote(d, paragraph, text: str) -> None:
     ).encode()
     part = Part(PackURI("/word/footnotes.xml"), CT.WML_FOOTNOTES, blob, d.part.package)
     d.part.relate_to(part, RT.FOOTNOTES)
-    paragraph._p.append(
-        parse_xml(f'<w:r xmlns:w="{_W_NS}"><w:footnoteReference w:id="1"/></w:r>')
-    )
+    paragraph._p.append(parse_xml(f'<w:r xmlns:w="{_W_NS}"><w:footnoteReference w:id="1"/></w:r>'))
 
 
 def write_docx(path: Path, title: str = "Acme Annual Report 2024") -> Path:
