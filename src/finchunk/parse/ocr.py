@@ -1,0 +1,136 @@
+"""Scanned PDF pages read by OCR (the ``ocr`` extra: rapidocr-onnxruntime, whose detection,
+orientation and recognition models ship inside its wheel; nothing is downloaded).
+
+A page is read by OCR only when it has no text layer and is a scanned page: images cover
+at least half of it (a blank page or a vector drawing is not). The page is rendered with
+pdfium at :data:`DPI`, recognised, and the recognised boxes are grouped into lines (boxes
+that share a baseline band, left to right) that join the PDF parser's pipeline exactly as
+text-layer lines do. Each page read so gets a warning (recognition makes errors); without
+the extra, a scanned page is named in a warning and left unread.
+
+The switch is the extra itself: installed, scanned pages are read; ``FINCHUNK_OCR=off`` in
+the environment turns it off (a run that must not spend seconds a page on OCR).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import util
+from typing import Any
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from finchunk.errors import MissingExtraError, ParseError
+from finchunk.extras import EXTRA_PACKAGES
+from finchunk.parse.pdf_layout import Line, trailing_numeric
+
+#: Rendering resolution for OCR (``bench/ocr.py`` measured 100, 150 and 200 dpi).
+DPI = 150
+#: The share of a page that images must cover for it to be a scanned page.
+SCANNED_COVER = 0.5
+OCR_ENV = "FINCHUNK_OCR"
+_MODULE = "rapidocr_onnxruntime"
+
+
+def ocr_enabled() -> bool:
+    """Whether scanned pages are read: the extra is installed and not switched off."""
+    if os.environ.get(OCR_ENV, "").strip().lower() in ("off", "0", "no", "false"):
+        return False
+    return util.find_spec(_MODULE) is not None
+
+
+@lru_cache(maxsize=1)
+def _engine() -> Any:
+    """The OCR engine, loaded once per process (about half a second)."""
+    try:
+        from rapidocr_onnxruntime import RapidOCR
+    except ImportError as exc:  # installed but broken (OpenCV without its system libraries)
+        what = f"reading scanned pages ({exc})"
+        raise MissingExtraError("ocr", what, EXTRA_PACKAGES["ocr"]) from None
+    return RapidOCR()
+
+
+def is_scanned(page: pdfium.PdfPage) -> bool:
+    """Whether images cover at least :data:`SCANNED_COVER` of the page."""
+    width, height = page.get_size()
+    area = max(width * height, 1.0)
+    covered = 0.0
+    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE]):
+        bounds = getattr(obj, "get_bounds", None) or obj.get_pos  # pypdfium2 5 / 4
+        left, bottom, right, top = bounds()
+        w = min(right, width) - max(left, 0.0)
+        h = min(top, height) - max(bottom, 0.0)
+        if w > 0 and h > 0:
+            covered += w * h
+        if covered >= SCANNED_COVER * area:
+            return True
+    return False
+
+
+def recognise(page: pdfium.PdfPage, dpi: int | None = None) -> list[str]:
+    """The text lines OCR reads on ``page``, top to bottom (rendered at ``dpi``, else
+    :data:`DPI`)."""
+    image = page.render(scale=(dpi or DPI) / 72).to_numpy()  # BGR, as OpenCV reads images
+    # no angle classifier: on upright scans it turned whole lines upside down (lost them)
+    result, _ = _engine()(image, use_cls=False)
+    return group_lines(result or [])
+
+
+def group_lines(result: list[Any]) -> list[str]:
+    """Recognised boxes (``[points, text, score]``) as lines: a box whose vertical middle
+    lies within a line's band joins it; each line reads its boxes left to right."""
+    boxes = []
+    for points, text, _score in result:
+        ys = [p[1] for p in points]
+        xs = [p[0] for p in points]
+        boxes.append((min(ys), max(ys), min(xs), str(text)))
+    boxes.sort(key=lambda b: (b[0] + b[1]) / 2)
+    lines: list[list[tuple[float, float, float, str]]] = []
+    for box in boxes:
+        middle = (box[0] + box[1]) / 2
+        if lines and lines[-1][0][0] <= middle <= lines[-1][0][1]:
+            lines[-1].append(box)
+        else:
+            lines.append([box])
+    return [" ".join(b[3] for b in sorted(line, key=lambda b: b[2])) for line in lines]
+
+
+@dataclass
+class PageReader:
+    """Reads the scanned pages of one PDF and keeps the warnings to give."""
+
+    source: str
+    enabled: bool = field(default_factory=ocr_enabled)
+    warnings: list[str] = field(default_factory=list)
+    read: list[int] = field(default_factory=list)  # pages read by OCR
+    unread: list[int] = field(default_factory=list)  # scanned pages left unread
+
+    def lines(self, page: pdfium.PdfPage, number: int, clean: Any) -> list[Line]:
+        """The lines of a page without a text layer: OCR's, when it is a scanned page and
+        OCR is on; else none (and a warning naming the page when it is a scanned page)."""
+        if not is_scanned(page):
+            return []
+        if not self.enabled:
+            self.unread.append(number)
+            self.warnings.append(
+                f"page {number}: a scanned page (no text layer), not read: "
+                f"pip install 'finchunk[ocr]' reads it by OCR"
+            )
+            return []
+        try:
+            found = recognise(page)
+        except MissingExtraError as exc:
+            raise MissingExtraError(exc.extra, exc.what, exc.package, self.source) from None
+        except Exception as exc:  # the engine's failure on one image: name file and page
+            why = f"OCR failed ({type(exc).__name__}: {exc})"
+            raise ParseError(self.source, why, f"page {number}") from None
+        texts = [t for t in (clean(s) for s in found) if t]
+        self.read.append(number)
+        self.warnings.append(
+            f"page {number}: no text layer, read by OCR ({len(texts)} lines; "
+            "recognition errors are possible)"
+        )
+        return [Line(t, trailing_numeric(t), False) for t in texts]
