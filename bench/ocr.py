@@ -1,7 +1,8 @@
 """OCR of scanned pages (the ``ocr`` extra): words per second and character accuracy on pages
 rendered from known text.
 
-Pages of financial prose and statement rows are written with fpdf2 (Helvetica 11 pt),
+Pages of financial prose and statement rows are written with fpdf2 (11 pt; Helvetica, Times
+and Courier, a font a page in turn),
 rendered to images with pdfium at the scanner's resolution (``--scan-dpi``), and put into an
 image-only PDF (``tests/pdf_fixtures.write_scanned``); ``finchunk.parse.load`` then reads it
 as a user's scanned report is read (OCR at ``finchunk.parse.ocr.DPI``, or each ``--dpi``
@@ -30,9 +31,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.pdf_fixtures import write_scanned  # noqa: E402
+
 from finchunk.parse import load  # noqa: E402
 from finchunk.parse import ocr as ocr_module  # noqa: E402
-from tests.pdf_fixtures import write_scanned  # noqa: E402
 
 PROSE = [
     "Item 7. Management's Discussion and Analysis of Financial Condition",
@@ -98,6 +100,8 @@ def main() -> int:
     ap.add_argument("--pages", type=int, default=3)
     ap.add_argument("--dpi", default=str(ocr_module.DPI), help="OCR resolutions, comma-separated")
     ap.add_argument("--scan-dpi", type=int, default=200, help="the scanned images' resolution")
+    ap.add_argument("--fonts", default="Helvetica,Times,Courier", help="a font a page, in turn")
+    ap.add_argument("--gap", default=str(ocr_module.SPACE_GAP), help="SPACE_GAP values to try")
     args = ap.parse_args()
     if not ocr_module.ocr_enabled():
         print("the ocr extra is not installed (pip install 'finchunk[ocr]')", file=sys.stderr)
@@ -108,19 +112,21 @@ def main() -> int:
     t = time.perf_counter()
     ocr_module._engine()
     print(f"engine loaded in {time.perf_counter() - t:.2f} s; {args.pages} pages, {n_words} words")
-    print("| OCR dpi | s/page | words/s | char acc. | char acc. (no spaces) | word recall |")
-    print("|---|---|---|---|---|---|")
+    print("| OCR dpi | space gap | s/page | words/s | char acc. | char acc. (no spaces) | words |")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        scan = write_scanned(Path(tmp) / "scan.pdf", pages, dpi=args.scan_dpi)
-        for dpi in (int(d) for d in args.dpi.split(",")):
-            ocr_module.DPI = dpi
+        fonts = tuple(args.fonts.split(","))
+        scan = write_scanned(Path(tmp) / "scan.pdf", pages, dpi=args.scan_dpi, fonts=fonts)
+        runs = [(int(d), float(g)) for d in args.dpi.split(",") for g in args.gap.split(",")]
+        for dpi, gap in runs:
+            ocr_module.DPI, ocr_module.SPACE_GAP = dpi, gap
             t = time.perf_counter()
             doc = load(scan)
             secs = time.perf_counter() - t
             read = "\n".join(doc.element_text(e) for e in doc.elements)
             acc, chars, words = accuracy(truth, read)
             print(
-                f"| {dpi} | {secs / args.pages:.2f} | {n_words / secs:.0f} | {acc:.3f} "
+                f"| {dpi} | {gap} | {secs / args.pages:.2f} | {n_words / secs:.0f} | {acc:.3f} "
                 f"| {chars:.3f} | {words:.3f} |"
             )
     return 0

@@ -136,17 +136,19 @@ def write_simple(path: Path, pages: list[list[str]]) -> Path:
     return path
 
 
-def write_scanned(path: Path, pages: list[list[str]], dpi: int = 200) -> Path:
-    """An image-only PDF, like a scanner's: each page of ``pages`` (lines of text, Helvetica
-    11 pt) is written with fpdf2, rendered to an image with pdfium at ``dpi``, and the
-    images alone make the pages of the result (no text layer)."""
+def write_scanned(
+    path: Path, pages: list[list[str]], dpi: int = 200, fonts: tuple[str, ...] = ("Helvetica",)
+) -> Path:
+    """An image-only PDF, like a scanner's: each page of ``pages`` (lines of text, 11 pt, in
+    ``fonts`` page by page, in turn) is written with fpdf2, rendered to an image with pdfium
+    at ``dpi``, and the images alone make the pages of the result (no text layer)."""
     import pypdfium2 as pdfium
 
     text_pdf = FPDF()
     text_pdf.set_auto_page_break(False)
-    for lines in pages:
+    for n, lines in enumerate(pages):
         text_pdf.add_page()
-        text_pdf.set_font("Helvetica", size=11)
+        text_pdf.set_font(fonts[n % len(fonts)], size=11)
         for line in lines:
             text_pdf.cell(0, 7, line, new_x="LMARGIN", new_y="NEXT")
     source = pdfium.PdfDocument(bytes(text_pdf.output()))

@@ -42,7 +42,7 @@ _PADDING = re.compile(r"[_*].")
 def parse_xlsx_file(path: str | Path, doc_id: str | None = None) -> Document:
     """Parse an ``.xlsx`` workbook into a document: a section and a table per sheet."""
     p = Path(path)
-    check_package(p, "Excel .xlsx")
+    check_package(p, "an Excel .xlsx")
     try:
         wb = openpyxl.load_workbook(str(p), read_only=True, data_only=True)
     except Exception as exc:  # the library's errors for a damaged package are of many types

@@ -31,6 +31,10 @@ from finchunk.parse.pdf_layout import Line, trailing_numeric
 DPI = 150
 #: The share of a page that images must cover for it to be a scanned page.
 SCANNED_COVER = 0.5
+#: A gap between words: ink-free columns at least this share of the line's ink height
+#: (``bench/ocr.py``: Helvetica's letters stand under 0.25 apart, its spaces over 0.3).
+SPACE_GAP = 0.3
+_INK = 140  # grey level below which a pixel is ink
 OCR_ENV = "FINCHUNK_OCR"
 _MODULE = "rapidocr_onnxruntime"
 
@@ -74,9 +78,46 @@ def recognise(page: pdfium.PdfPage, dpi: int | None = None) -> list[str]:
     """The text lines OCR reads on ``page``, top to bottom (rendered at ``dpi``, else
     :data:`DPI`)."""
     image = page.render(scale=(dpi or DPI) / 72).to_numpy()  # BGR, as OpenCV reads images
-    # no angle classifier: on upright scans it turned whole lines upside down (lost them)
-    result, _ = _engine()(image, use_cls=False)
-    return group_lines(result or [])
+    # No angle classifier: on upright scans it turned whole lines upside down (lost them).
+    # Character boxes: to put back the spaces the recogniser drops (see respace).
+    result, _ = _engine()(image, use_cls=False, return_word_box=True)
+    gray = image.min(axis=2) if image.ndim == 3 else image
+    boxes = [[r[0], respace(gray, r[0], str(r[1]), r[3]), r[2]] for r in result or []]
+    return group_lines(boxes)
+
+
+def respace(gray: Any, box: Any, text: str, char_boxes: Any) -> str:
+    """``text`` with a space wherever the image shows one that the recogniser dropped
+    (its model, trained mostly on Chinese, often glues English words: "Cashprovided").
+
+    Within the line's box, a run of ink-free columns at least :data:`SPACE_GAP` of the
+    ink's height wide is a gap between words; it falls between the two characters whose
+    box centres straddle it, and a space goes there unless one is there already. Without
+    one box per character the text is kept as read."""
+    if len(char_boxes) != len(text) or not text:
+        return text
+    xs = [p[0] for p in box]
+    ys = [p[1] for p in box]
+    x0, y0 = max(int(min(xs)), 0), max(int(min(ys)), 0)
+    ink = gray[y0 : int(max(ys)) + 1, x0 : int(max(xs)) + 1] < _INK
+    if ink.size == 0:
+        return text
+    height = int(ink.any(axis=1).sum())
+    cols = [i for i, c in enumerate(ink.any(axis=0)) if c]
+    least = max(2.0, SPACE_GAP * height)
+    gaps = [x0 + (a + b) / 2 for a, b in zip(cols, cols[1:], strict=False) if b - a - 1 >= least]
+    if not gaps:
+        return text
+    centres = [sum(p[0] for p in cb) / max(len(cb), 1) for cb in char_boxes]
+    solid = [i for i, ch in enumerate(text) if ch != " "]
+    after: set[int] = set()
+    for g in gaps:
+        for j, k in zip(solid, solid[1:], strict=False):
+            if centres[j] <= g <= centres[k]:
+                if k == j + 1:  # no space between them yet
+                    after.add(j)
+                break
+    return "".join(ch + " " if i in after else ch for i, ch in enumerate(text))
 
 
 def group_lines(result: list[Any]) -> list[str]:

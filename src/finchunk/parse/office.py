@@ -40,7 +40,7 @@ _ARTEFACT_TITLE = re.compile(
 def check_package(path: Path, label: str) -> None:
     """Raise :class:`ParseError` naming ``path`` unless it is a readable ZIP package.
 
-    ``label`` names the format in messages (``Word .docx``)."""
+    ``label`` names the format in messages, with its article (``a Word .docx``)."""
     source = str(path)
     try:
         with path.open("rb") as fh:
@@ -50,9 +50,8 @@ def check_package(path: Path, label: str) -> None:
     if head == OLE_MAGIC:
         raise ParseError(
             source,
-            f"not a {label} package: a password-protected (encrypted) file, or a legacy "
-            "binary Office file (.doc/.xls) given a new name; save it unprotected as "
-            f"{label}",
+            f"not {label} package: a password-protected (encrypted) file, or a legacy "
+            f"binary Office file (.doc/.xls) given a new name; save it unprotected as {label}",
         )
     if not head:
         raise ParseError(source, "an empty file")
@@ -60,7 +59,7 @@ def check_package(path: Path, label: str) -> None:
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
-        why = f"not a {label} package (not a readable ZIP file: {exc})"
+        why = f"not {label} package (not a readable ZIP file: {exc})"
         raise ParseError(source, why) from None
     unpacked = sum(i.file_size for i in infos)
     if unpacked > MAX_UNPACKED:

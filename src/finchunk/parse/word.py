@@ -57,7 +57,7 @@ _MAX_SPAN = 64  # a gridSpan beyond this is damage, not layout
 def parse_docx_file(path: str | Path, doc_id: str | None = None) -> Document:
     """Parse a ``.docx`` file into a document with elements (no pages)."""
     p = Path(path)
-    check_package(p, "Word .docx")
+    check_package(p, "a Word .docx")
     try:
         d = docx.Document(str(p))
     except Exception as exc:  # the library's errors for a damaged package are of many types
