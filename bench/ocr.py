@@ -9,14 +9,15 @@ as a user's scanned report is read (OCR at ``finchunk.parse.ocr.DPI``, or each `
 given). Measured per OCR resolution:
 
 * words/s: the known text's words over the seconds ``load`` took (the engine loaded before);
+* space gap: ``finchunk.parse.ocr.SPACE_GAP`` (``off``: the recogniser's spaces as read);
 * character accuracy: 1 − edit distance / length, against the known text (lines joined by
   newlines, runs of white space as one space), and again with all white space removed (the
   recogniser's model drops some spaces between words; the second figure is the characters
   alone);
 * word recall: the share of the known text's words found as words in the OCR text.
 
-Run: ``python bench/ocr.py [--pages 3] [--dpi 100,150,200]`` from the repository root with
-the ``ocr`` and ``dev`` extras installed (about 5-15 s a page on 2 cores).
+Run: ``python bench/ocr.py [--pages 3] [--dpi 100,150] [--gap off,0.4] [--size 8]`` from the
+repository root with the ``ocr`` and ``dev`` extras installed (seconds a page).
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ def main() -> int:
     ap.add_argument("--dpi", default=str(ocr_module.DPI), help="OCR resolutions, comma-separated")
     ap.add_argument("--scan-dpi", type=int, default=200, help="the scanned images' resolution")
     ap.add_argument("--fonts", default="Helvetica,Times,Courier", help="a font a page, in turn")
-    ap.add_argument("--gap", default=str(ocr_module.SPACE_GAP), help="SPACE_GAP values to try")
+    ap.add_argument("--gap", default=str(ocr_module.SPACE_GAP), help="SPACE_GAP values (off)")
+    ap.add_argument("--size", type=float, default=11, help="the text's size in points")
     args = ap.parse_args()
     if not ocr_module.ocr_enabled():
         print("the ocr extra is not installed (pip install 'finchunk[ocr]')", file=sys.stderr)
@@ -111,13 +113,19 @@ def main() -> int:
     n_words = len(truth.split())
     t = time.perf_counter()
     ocr_module._engine()
-    print(f"engine loaded in {time.perf_counter() - t:.2f} s; {args.pages} pages, {n_words} words")
+    print(
+        f"engine loaded in {time.perf_counter() - t:.2f} s; {args.pages} pages of {args.size:g} pt"
+        f" ({args.fonts}), {n_words} words"
+    )
     print("| OCR dpi | space gap | s/page | words/s | char acc. | char acc. (no spaces) | words |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         fonts = tuple(args.fonts.split(","))
-        scan = write_scanned(Path(tmp) / "scan.pdf", pages, dpi=args.scan_dpi, fonts=fonts)
-        runs = [(int(d), float(g)) for d in args.dpi.split(",") for g in args.gap.split(",")]
+        scan = write_scanned(
+            Path(tmp) / "scan.pdf", pages, dpi=args.scan_dpi, fonts=fonts, size=args.size
+        )
+        gaps = [float("inf") if g == "off" else float(g) for g in args.gap.split(",")]
+        runs = [(int(d), g) for d in args.dpi.split(",") for g in gaps]
         for dpi, gap in runs:
             ocr_module.DPI, ocr_module.SPACE_GAP = dpi, gap
             t = time.perf_counter()

@@ -11,7 +11,7 @@ from fpdf import FPDF
 from finchunk.errors import ParseError
 from finchunk.model import ElementKind
 from finchunk.parse import load
-from finchunk.parse.ocr import OCR_ENV, group_lines, ocr_enabled
+from finchunk.parse.ocr import OCR_ENV, group_lines, ocr_enabled, respace
 
 from .pdf_fixtures import write_blank, write_scanned
 
@@ -68,6 +68,25 @@ def test_boxes_group_into_lines_left_to_right() -> None:
         ([[10, 90], [120, 90], [120, 110], [10, 110]], "Net income", 0.9),
     ]
     assert group_lines(boxes) == ["Operating income $ 829", "Net income"]
+
+
+def _box(x0: float, x1: float) -> list[list[float]]:
+    return [[x0, 0], [x1, 0], [x1, 20], [x0, 20]]
+
+
+def test_spaces_the_recogniser_dropped_come_back_from_the_image() -> None:
+    import numpy as np
+
+    gray = np.full((20, 60), 255, dtype=np.uint8)
+    gray[5:16, 5:15] = 0  # "a"
+    gray[5:16, 17:27] = 0  # "b", a letter's gap after "a"
+    gray[5:16, 40:50] = 0  # "c", a word's gap after "b"
+    line = _box(0, 60)
+    chars = [_box(5, 15), _box(17, 27), _box(40, 50)]
+    assert respace(gray, line, "abc", chars) == "ab c"
+    spaced = [_box(5, 15), _box(17, 27), _box(30, 38), _box(40, 50)]
+    assert respace(gray, line, "ab c", spaced) == "ab c"  # a space read stays one
+    assert respace(gray, line, "abc", chars[:2]) == "abc"  # boxes that do not fit: as read
 
 
 needs_ocr = pytest.mark.skipif(not ocr_enabled(), reason="the ocr extra is not installed")

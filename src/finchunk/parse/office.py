@@ -81,6 +81,11 @@ def one_line(text: str) -> str:
     return " ".join(clean(text).split())
 
 
+def _plain(cell: str) -> bool:
+    """Already one clean line (most cells: a word or a number), so cleaning is skipped."""
+    return cell.isprintable() and "  " not in cell and cell == cell.strip()
+
+
 def real_title(title: str | None) -> str:
     """The core properties' title, unless it is empty or a producer's artefact."""
     t = one_line(unicodedata.normalize("NFKC", title or ""))
@@ -91,7 +96,7 @@ def table_outs(grid: list[list[str]], page: int = 1) -> list[Out]:
     """A grid of cell texts as elements: empty rows and columns dropped; a Markdown table
     (first row as its header) when two or more rows and columns hold text, else the
     cells' texts as paragraphs (a layout table, a single column of prose)."""
-    rows = [[one_line(c) for c in row] for row in grid]
+    rows = [[c if _plain(c) else one_line(c) for c in row] for row in grid]
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows if any(r)]
     keep = [j for j in range(width) if any(r[j] for r in rows)]

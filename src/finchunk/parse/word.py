@@ -92,18 +92,18 @@ def _footnotes(d: docx.document.Document, source: str) -> dict[str, str]:
     part = next((r.target_part for r in d.part.rels.values() if r.reltype == RT.FOOTNOTES), None)
     if part is None:
         return {}
+    notes: dict[str, str] = {}
     try:
         root = SafeET.fromstring(part.blob, forbid_dtd=True)
-    except (SafeET.ParseError, DefusedXmlException, ValueError) as exc:
+        for fn in root.iter(f"{_W}footnote"):
+            if fn.get(_TYPE) in ("separator", "continuationSeparator", "continuationNotice"):
+                continue
+            paras = [one_line(_run_text(p, inline_refs=None)) for p in fn.iter(_P)]
+            text = " ".join(t for t in paras if t)
+            if text and fn.get(_ID) is not None:
+                notes[fn.get(_ID, "")] = text
+    except (SafeET.ParseError, DefusedXmlException, ValueError, RecursionError) as exc:
         raise ParseError(source, f"unreadable footnotes part ({_why(exc)})") from None
-    notes: dict[str, str] = {}
-    for fn in root.iter(f"{_W}footnote"):
-        if fn.get(_TYPE) in ("separator", "continuationSeparator", "continuationNotice"):
-            continue
-        paras = [one_line(_run_text(p, inline_refs=None)) for p in fn.iter(_P)]
-        text = " ".join(t for t in paras if t)
-        if text and fn.get(_ID) is not None:
-            notes[fn.get(_ID, "")] = text
     return notes
 
 
@@ -150,6 +150,7 @@ class _Reader:
     _counters: dict[tuple[str, int], int] = field(default_factory=dict)
     _styles: dict[str, tuple[str, int | None, bool, str | None]] = field(default_factory=dict)
     _by_id: dict[str, object] | None = None
+    _formats: dict[tuple[str, int], bool] = field(default_factory=dict)
 
     # -- blocks ------------------------------------------------------------------------
 
@@ -292,6 +293,12 @@ class _Reader:
     def _numbered(self, num_id: str, ilvl: int) -> bool:
         """Whether list ``num_id`` at level ``ilvl`` counts (decimal, letters, roman)
         rather than showing a bullet."""
+        key = (num_id, ilvl)
+        if key not in self._formats:
+            self._formats[key] = self._find_numbered(num_id, ilvl)
+        return self._formats[key]
+
+    def _find_numbered(self, num_id: str, ilvl: int) -> bool:
         try:
             numbering = self.doc.part.numbering_part.element
         except (KeyError, NotImplementedError, AttributeError):
