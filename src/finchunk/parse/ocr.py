@@ -45,7 +45,10 @@ def ocr_enabled() -> bool:
     """Whether scanned pages are read: the extra is installed and not switched off."""
     if os.environ.get(OCR_ENV, "").strip().lower() in ("off", "0", "no", "false"):
         return False
-    return util.find_spec(_MODULE) is not None
+    try:
+        return util.find_spec(_MODULE) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 @lru_cache(maxsize=1)

@@ -137,6 +137,10 @@ def _run_text(el, inline_refs: list[str] | None) -> str:
     return "".join(out)
 
 
+#: A style's name, heading level, whether it is a list style, and its list numbering.
+_StyleFacts = tuple[str, int | None, bool, tuple[str, int] | None]
+
+
 @dataclass
 class _Reader:
     doc: docx.document.Document
@@ -148,7 +152,7 @@ class _Reader:
     _list: list[str] = field(default_factory=list)
     _list_marks: list[str] = field(default_factory=list)
     _counters: dict[tuple[str, int], int] = field(default_factory=dict)
-    _styles: dict[str, tuple[str, int | None, bool, str | None]] = field(default_factory=dict)
+    _styles: dict[str, _StyleFacts] = field(default_factory=dict)
     _by_id: dict[str, object] | None = None
     _formats: dict[tuple[str, int], bool] = field(default_factory=dict)
 
@@ -262,12 +266,12 @@ class _Reader:
 
     # -- styles and numbering ----------------------------------------------------------
 
-    def _style(self, style_id: str | None) -> tuple[str, int | None, bool, tuple[str, int] | None]:
+    def _style(self, style_id: str | None) -> _StyleFacts:
         """Name, heading level, whether a list style, and the numbering a paragraph of
         ``style_id`` has from its style (following ``basedOn``)."""
         key = style_id or ""
         if key in self._styles:
-            return self._styles[key]  # type: ignore[return-value]
+            return self._styles[key]
         name, level, is_list, num = "", None, False, None
         if self._by_id is None:
             self._by_id = {s.style_id: s for s in self.doc.styles}
@@ -287,7 +291,7 @@ class _Reader:
             level = int(m.group(1)) if m else (1 if name.strip().lower() == "title" else None)
         is_list = name.lower().startswith("list") and "table" not in name.lower()
         found = (name, level, is_list or num is not None, num)
-        self._styles[key] = found  # type: ignore[assignment]
+        self._styles[key] = found
         return found
 
     def _numbered(self, num_id: str, ilvl: int) -> bool:
