@@ -262,3 +262,21 @@ def test_cli_chunk_index_and_search(folder: Path, tmp_path: Path) -> None:
     done = runner.invoke(app, ["view", str(folder / "model.xlsx"), "-o", str(view)])
     assert done.exit_code == 0, done.output
     assert view.stat().st_size > 0
+
+
+def test_eval_with_quote_gold_in_a_docx_and_an_xlsx(folder: Path, tmp_path: Path) -> None:
+    questions = tmp_path / "q.jsonl"
+    rows = [
+        {"id": "q1", "doc": "report.docx", "question": "How much did net sales rise?",
+         "type": "text", "evidence": ["Net sales rose 12% to $4.2 billion"]},
+        {"id": "q2", "doc": "model.xlsx", "question": "What was the operating margin?",
+         "type": "table", "evidence": ["Operating margin | 12.3% | 11.8%"]},
+    ]  # fmt: skip
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report = tmp_path / "eval.json"
+    args = ["eval", "--questions", str(questions), "--files", str(folder), "--k", "1-3"]
+    done = CliRunner().invoke(app, [*args, "--strategies", "structure", "--json", str(report)])
+    assert done.exit_code == 0, done.output
+    result = json.loads(report.read_text(encoding="utf-8"))
+    assert "quotes aligned: 2 of 2" in done.output, done.output
+    assert max(r["recall"] for r in result["results"]) > 0

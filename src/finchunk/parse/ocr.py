@@ -35,7 +35,7 @@ DPI = 100
 SCANNED_COVER = 0.5
 #: A gap between words: ink-free columns at least this share of the line's ink height
 #: (``bench/ocr.py``: 0.3, 0.35 and 0.4 tried on Helvetica, Times and Courier).
-SPACE_GAP = 0.4
+SPACE_GAP = 0.28
 _INK = 140  # grey level below which a pixel is ink
 OCR_ENV = "FINCHUNK_OCR"
 _MODULE = "rapidocr_onnxruntime"
