@@ -74,19 +74,29 @@ def _box(x0: float, x1: float) -> list[list[float]]:
     return [[x0, 0], [x1, 0], [x1, 20], [x0, 20]]
 
 
-def test_spaces_the_recogniser_dropped_come_back_from_the_image() -> None:
+def _drawn_line(text: str, word_gap_after: int | None):
+    """A grey line image of ``text``: each character a 4-pixel block 1 pixel from the next,
+    6 pixels after character ``word_gap_after``; its box and the characters' boxes."""
     import numpy as np
 
-    gray = np.full((20, 60), 255, dtype=np.uint8)
-    gray[5:16, 5:15] = 0  # "a"
-    gray[5:16, 17:27] = 0  # "b", a letter's gap after "a"
-    gray[5:16, 40:50] = 0  # "c", a word's gap after "b"
-    line = _box(0, 60)
-    chars = [_box(5, 15), _box(17, 27), _box(40, 50)]
-    assert respace(gray, line, "abc", chars) == "ab c"
-    spaced = [_box(5, 15), _box(17, 27), _box(30, 38), _box(40, 50)]
-    assert respace(gray, line, "ab c", spaced) == "ab c"  # a space read stays one
-    assert respace(gray, line, "abc", chars[:2]) == "abc"  # boxes that do not fit: as read
+    gray = np.full((20, 8 * len(text) + 20), 255, dtype=np.uint8)
+    boxes, x = [], 2
+    for i, ch in enumerate(text):
+        if ch != " ":
+            gray[5:16, x : x + 4] = 0
+        boxes.append(_box(x, x + 4))
+        x += 11 if i == word_gap_after else 5
+    return gray, _box(0, gray.shape[1]), boxes
+
+
+def test_spaces_the_recogniser_dropped_come_back_from_the_image() -> None:
+    gray, line, chars = _drawn_line("revenuerose", 6)
+    assert respace(gray, line, "revenuerose", chars) == "revenue rose"
+    assert respace(gray, line, "revenuerose", chars[:5]) == "revenuerose"  # boxes do not fit
+    gray, line, chars = _drawn_line("netsales", 2)
+    assert respace(gray, line, "netsales", chars) == "netsales"  # a short run is left as read
+    gray, line, chars = _drawn_line("revenue rose", 6)
+    assert respace(gray, line, "revenue rose", chars) == "revenue rose"  # a space read stays
 
 
 needs_ocr = pytest.mark.skipif(not ocr_enabled(), reason="the ocr extra is not installed")

@@ -15,11 +15,13 @@ the environment turns it off (a run that must not spend seconds a page on OCR).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import util
 from typing import Any
 
+import numpy as np
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
@@ -33,9 +35,14 @@ from finchunk.parse.pdf_layout import Line, trailing_numeric
 DPI = 100
 #: The share of a page that images must cover for it to be a scanned page.
 SCANNED_COVER = 0.5
-#: A gap between words: ink-free columns at least this share of the line's ink height
-#: (``bench/ocr.py``: 0.3, 0.35 and 0.4 tried on Helvetica, Times and Courier).
-SPACE_GAP = 0.28
+#: A gap between words (:func:`respace`): ink-free columns at least this share of the line's
+#: ink height and this many times the line's median gap, put back only inside runs of at
+#: least this many characters without a space. Chosen on Helvetica, Times and Courier at 11
+#: and 8 pt and a scanned letter of FinanceBench (``bench/README.md``).
+SPACE_GAP = 0.25
+GAP_OVER_MEDIAN = 2.0
+GLUED_RUN = 10
+_SOLID = re.compile(r"\S+")
 _INK = 140  # grey level below which a pixel is ink
 OCR_ENV = "FINCHUNK_OCR"
 _MODULE = "rapidocr_onnxruntime"
@@ -95,10 +102,12 @@ def respace(gray: Any, box: Any, text: str, char_boxes: Any) -> str:
     """``text`` with a space wherever the image shows one that the recogniser dropped
     (its model, trained mostly on Chinese, often glues English words: "Cashprovided").
 
-    Within the line's box, a run of ink-free columns at least :data:`SPACE_GAP` of the
-    ink's height wide is a gap between words; it falls between the two characters whose
-    box centres straddle it, and a space goes there unless one is there already. Without
-    one box per character the text is kept as read."""
+    Within the line's box, a run of ink-free columns is a gap between words when it is at
+    least :data:`SPACE_GAP` of the ink's height wide and :data:`GAP_OVER_MEDIAN` times the
+    line's median gap (a monospaced font's letters stand far apart). Such a gap falls
+    between the two characters whose box centres straddle it; a space goes there only
+    inside a run of :data:`GLUED_RUN` or more characters without one (words glued together:
+    a short word is left as read). Without one box per character the text stays as read."""
     if len(char_boxes) != len(text) or not text:
         return text
     xs = [p[0] for p in box]
@@ -108,18 +117,25 @@ def respace(gray: Any, box: Any, text: str, char_boxes: Any) -> str:
     if ink.size == 0:
         return text
     height = int(ink.any(axis=1).sum())
-    cols = [i for i, c in enumerate(ink.any(axis=0)) if c]
-    least = max(2.0, SPACE_GAP * height)
-    gaps = [x0 + (a + b) / 2 for a, b in zip(cols, cols[1:], strict=False) if b - a - 1 >= least]
+    cols = np.flatnonzero(ink.any(axis=0))
+    widths = np.diff(cols) - 1
+    blank = widths[widths > 0]
+    if not blank.size:
+        return text
+    least = max(2.0, SPACE_GAP * height, GAP_OVER_MEDIAN * float(np.median(blank)))
+    gaps = [x0 + (a + b) / 2 for a, b, w in zip(cols, cols[1:], widths, strict=False) if w >= least]
     if not gaps:
         return text
+    run = [0] * len(text)  # the length of the space-free run each character is in
+    for m in _SOLID.finditer(text):
+        run[m.start() : m.end()] = [m.end() - m.start()] * (m.end() - m.start())
     centres = [sum(p[0] for p in cb) / max(len(cb), 1) for cb in char_boxes]
     solid = [i for i, ch in enumerate(text) if ch != " "]
     after: set[int] = set()
     for g in gaps:
         for j, k in zip(solid, solid[1:], strict=False):
             if centres[j] <= g <= centres[k]:
-                if k == j + 1:  # no space between them yet
+                if k == j + 1 and run[j] >= GLUED_RUN:  # no space between them yet
                     after.add(j)
                 break
     return "".join(ch + " " if i in after else ch for i, ch in enumerate(text))
