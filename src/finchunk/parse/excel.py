@@ -34,7 +34,7 @@ from finchunk.parse.office import check_package, one_line, real_title, table_out
 #: The most cells read from one sheet (a sheet declaring a million rows of styles).
 MAX_CELLS = 5_000_000
 _QUOTED = re.compile(r'"([^"]*)"')
-_BRACKET = re.compile(r"\[([^\]]*)\]")
+_BRACKET = re.compile(r"\[([^\[\]]*)\]")
 _ESCAPED = re.compile(r"\\(.)")
 _PADDING = re.compile(r"[_*].")
 
@@ -135,7 +135,7 @@ def _general(x: float | int) -> str:
 def _number(x: float | int, fmt: str | None) -> str:
     if not fmt or fmt == "General" or (isinstance(x, float) and not math.isfinite(x)):
         return _general(x)
-    sections = _split_sections(fmt)
+    sections = _split_sections(fmt[:255])  # Excel's own limit on a format's length
     section = sections[0]
     negative = x < 0
     if negative and len(sections) > 1:
