@@ -12,8 +12,9 @@ folder (so nothing is imported from ``src/``) and exits non-zero, saying what fa
 * ``finchunk generate`` (a tiny corpus) + ``finchunk eval --json`` gives no recall;
 * the Python API (``finchunk.Index.build`` + ``search``, ``finchunk.chunk``) on
   ``tests/data`` finds nothing;
-* ``finchunk chunk`` on a ``.htm`` / ``.pdf`` does not exit 2 with exactly one line naming
-  the file and ``pip install 'finchunk[html]'`` / ``pip install 'finchunk[pdf]'``.
+* ``finchunk chunk`` on a ``.htm`` / ``.pdf`` / ``.docx`` / ``.xlsx`` does not exit 2 with
+  exactly one line naming the file and ``pip install 'finchunk[html]'`` / ``[pdf]`` /
+  ``[office]``.
 
 Not collected by pytest (it lives outside ``tests/``).
 """
@@ -137,6 +138,8 @@ def main() -> int:
         ("the Python API", check_python_api),
         (".htm needs [html]", lambda tmp: check_missing_extra(tmp, "f.htm", "<p>x</p>", "html")),
         (".pdf needs [pdf]", lambda tmp: check_missing_extra(tmp, "r.pdf", "%PDF-1.4\n", "pdf")),
+        (".docx needs [office]", lambda tmp: check_missing_extra(tmp, "m.docx", "PK", "office")),
+        (".xlsx needs [office]", lambda tmp: check_missing_extra(tmp, "m.xlsx", "PK", "office")),
     ]
     with tempfile.TemporaryDirectory() as scratch:
         for label, fn in checks:

@@ -142,6 +142,52 @@ def _paged_html(para: Callable[[int, str], str]) -> str:
     )
 
 
+_OOXML_CT = "http://schemas.openxmlformats.org/package/2006/content-types"
+_OOXML_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+_OFFICE_DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+_WML = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_SML = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
+def _package(parts: dict[str, str]) -> bytes:
+    """A ZIP package of ``parts`` (name → XML), written deterministically (fixed dates)."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, xml in parts.items():
+            zf.writestr(zipfile.ZipInfo(name, (2024, 1, 1, 0, 0, 0)), xml.encode())
+    return buf.getvalue()
+
+
+def _docx(body: str, doctype: str = "") -> bytes:
+    """A minimal Word package whose body is ``body`` (WordprocessingML)."""
+    main = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+    return _package({
+        "[Content_Types].xml": f'<?xml version="1.0"?><Types xmlns="{_OOXML_CT}"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="{main}"/></Types>',
+        "_rels/.rels": f'<?xml version="1.0"?><Relationships xmlns="{_OOXML_REL}"><Relationship Id="rId1" Type="{_OFFICE_DOC}" Target="word/document.xml"/></Relationships>',
+        "word/document.xml": f'<?xml version="1.0"?>{doctype}<w:document xmlns:w="{_WML}"><w:body>{body}</w:body></w:document>',
+    })  # fmt: skip
+
+
+def _xlsx(rows: str) -> bytes:
+    """A minimal Excel package of one sheet whose ``<sheetData>`` holds ``rows``."""
+    ct = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+    return _package({
+        "[Content_Types].xml": f'<?xml version="1.0"?><Types xmlns="{_OOXML_CT}"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="{ct}.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="{ct}.worksheet+xml"/></Types>',
+        "_rels/.rels": f'<?xml version="1.0"?><Relationships xmlns="{_OOXML_REL}"><Relationship Id="rId1" Type="{_OFFICE_DOC}" Target="xl/workbook.xml"/></Relationships>',
+        "xl/workbook.xml": f'<?xml version="1.0"?><workbook xmlns="{_SML}" xmlns:r="{_R}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        "xl/_rels/workbook.xml.rels": f'<?xml version="1.0"?><Relationships xmlns="{_OOXML_REL}"><Relationship Id="rId1" Type="{_R}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+        "xl/worksheets/sheet1.xml": f'<?xml version="1.0"?><worksheet xmlns="{_SML}"><sheetData>{rows}</sheetData></worksheet>',
+    })  # fmt: skip
+
+
+def _cells(*values: str) -> str:
+    return "".join(f'<c t="inlineStr"><is><t>{v}</t></is></c>' for v in values)
+
+
 def corpus() -> Iterator[tuple[str, bytes]]:
     """(file name, bytes) of every file of the corpus."""
     md = "# Results\n\n## Revenue\n\nRevenue grew 5 % to 1,234 million.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
@@ -246,6 +292,39 @@ def corpus() -> Iterator[tuple[str, bytes]]:
     yield "not_a.pdf", b"%PDF-1.4 this is not a pdf"
     yield "zero.pdf", b""
     yield "random.pdf", zlib.compress(bytes(range(256)) * 64)
+    ok_body = '<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Results</w:t></w:r></w:p><w:p><w:r><w:t>Revenue grew 5 %.</w:t></w:r></w:p>'
+    yield "ok.docx", _docx(ok_body)
+    yield "truncated.docx", _docx(ok_body)[:150]
+    yield "not_word.docx", _package({"hello.txt": "a zip, but no Word document in it"})
+    yield "encrypted.docx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 1000
+    yield (
+        "laughs.docx",
+        _docx(
+            "<w:p><w:r><w:t>&b;</w:t></w:r></w:p>",
+            '<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>',
+        ),
+    )
+    yield "bad_xml.docx", _docx("<w:p><w:r><w:t>unclosed")
+    yield (
+        "wide_span.docx",
+        _docx(
+            '<w:tbl><w:tr><w:tc><w:tcPr><w:gridSpan w:val="999999999"/></w:tcPr><w:p><w:r><w:t>a</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>b</w:t></w:r></w:p></w:tc></w:tr></w:tbl>'
+        ),
+    )
+    yield (
+        "ok.xlsx",
+        _xlsx(
+            f'<row r="1">{_cells("Item", "2024")}</row><row r="2">{_cells("Revenue", "1,234")}</row>'
+        ),
+    )
+    yield "truncated.xlsx", _xlsx(f'<row r="1">{_cells("a", "b")}</row>')[:200]
+    yield "not_excel.xlsx", _package({"hello.txt": "a zip, but no workbook in it"})
+    yield "encrypted.xlsx", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 1000
+    yield (
+        "far_cell.xlsx",
+        _xlsx('<row r="1048576"><c r="XFD1048576" t="inlineStr"><is><t>far</t></is></c></row>'),
+    )
+    yield "empty_sheet.xlsx", _xlsx("")
     yield "ok.json", _companyfacts().encode()
     yield "overflow.json", _companyfacts("1E+999999999").encode()
     yield "huge_int.json", _companyfacts("1" * 5000).encode()

@@ -134,3 +134,36 @@ def write_simple(path: Path, pages: list[list[str]]) -> Path:
             _line(pdf, t)
     pdf.output(str(path))
     return path
+
+
+def write_scanned(
+    path: Path,
+    pages: list[list[str]],
+    dpi: int = 200,
+    fonts: tuple[str, ...] = ("Helvetica",),
+    size: float = 11,
+) -> Path:
+    """An image-only PDF, like a scanner's: each page of ``pages`` (lines of text, ``size``
+    points, in ``fonts`` page by page, in turn) is written with fpdf2, rendered to an image
+    with pdfium at ``dpi``, and the images alone make the pages of the result (no text
+    layer)."""
+    import pypdfium2 as pdfium
+
+    text_pdf = FPDF()
+    text_pdf.set_auto_page_break(False)
+    for n, lines in enumerate(pages):
+        text_pdf.add_page()
+        text_pdf.set_font(fonts[n % len(fonts)], size=size)
+        for line in lines:
+            text_pdf.cell(0, size * 0.64, line, new_x="LMARGIN", new_y="NEXT")
+    source = pdfium.PdfDocument(bytes(text_pdf.output()))
+    scan = FPDF()
+    try:
+        for i in range(len(source)):
+            image = source[i].render(scale=dpi / 72).to_pil().convert("L")
+            scan.add_page()
+            scan.image(image, x=0, y=0, w=scan.w, h=scan.h)
+    finally:
+        source.close()
+    scan.output(str(path))
+    return path

@@ -36,9 +36,9 @@ def test_non_utf8_file_names_file_and_position(tmp_path: Path) -> None:
 def test_missing_file_and_unknown_type(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match="no such file"):
         load(tmp_path / "nope.md")
-    f = tmp_path / "x.docx"
+    f = tmp_path / "x.pptx"
     f.write_bytes(b"PK")
-    with pytest.raises(ParseError, match=r"x\.docx.*unsupported file type"):
+    with pytest.raises(ParseError, match=r"x\.pptx.*unsupported file type"):
         load(f)
 
 

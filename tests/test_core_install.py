@@ -62,6 +62,8 @@ def test_help_and_markdown_chunking_need_no_extra(tmp_path: Path) -> None:
     [
         ("filing.htm", "<html><body><p>Revenue 10</p></body></html>", "html"),
         ("report.pdf", "%PDF-1.4\n%%EOF\n", "pdf"),
+        ("memo.docx", "PK", "office"),
+        ("model.xlsx", "PK", "office"),
     ],
 )
 def test_a_missing_extra_is_one_line_naming_the_file_and_the_install(

@@ -369,7 +369,7 @@ def test_image_only_pdf_is_one_line_for_every_command(tmp_path: Path) -> None:
                  ["index", str(scan), "-o", str(tmp_path / "idx")]):  # fmt: skip
         result = _run(*args)
         assert result.exit_code == 2, args
-        assert "scan.pdf: no text layer: OCR is not supported" in result.output
+        assert "scan.pdf: no text layer" in result.output
         assert "--range" not in result.output and "Warning" not in result.output
     skipped = _run("chunk", str(scan), "-o", str(tmp_path / "o.jsonl"), "--on-error", "skip")
     assert skipped.exit_code == 0 and "skipped:" in skipped.output

@@ -35,7 +35,8 @@ def test_corpus_file_gives_ok_or_one_line_error(corpus_dir: Path, name: str, tmp
 @pytest.mark.parametrize(
     ("name", "ok"),
     [("ok.md", True), ("cut_utf8.htm", True), ("page_breaks.htm", True), ("image_only.pdf", False),
-     ("deep_divs.htm", False), ("ok.xml", True), ("overflow.json", False), ("precise.json", True)],
+     ("deep_divs.htm", False), ("ok.xml", True), ("overflow.json", False), ("precise.json", True),
+     ("ok.docx", True), ("ok.xlsx", True), ("encrypted.xlsx", False), ("not_word.docx", False)],
 )  # fmt: skip
 def test_corpus_outcomes(corpus_dir: Path, name: str, ok: bool, tmp_path: Path) -> None:
     outcomes = run_file(corpus_dir / name, tmp_path, limit=PER_FILE_LIMIT)

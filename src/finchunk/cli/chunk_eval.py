@@ -61,8 +61,8 @@ def chunk(
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="Documents to chunk (Markdown, HTML, SGML .txt, PDF), or folders of them "
-            "(searched recursively, as index does)."
+            help="Documents to chunk (Markdown, HTML, SGML .txt, PDF, .docx, .xlsx), or "
+            "folders of them (searched recursively, as index does)."
         ),
     ],
     out: Annotated[

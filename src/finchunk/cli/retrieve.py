@@ -61,7 +61,8 @@ RetrieverOpt = Annotated[
 
 def index_cmd(
     inputs: Annotated[
-        list[Path] | None, typer.Argument(help="Files or folders (Markdown, HTML, PDF).")
+        list[Path] | None,
+        typer.Argument(help="Files or folders (Markdown, HTML, PDF, .docx, .xlsx)."),
     ] = None,
     out: Annotated[Path, typer.Option("-o", "--out", help="Index directory.")] = Path("index"),
     strategy: StrategyOpt = Strategy.STRUCTURE,

@@ -2,7 +2,8 @@
 
 ``load(path)`` picks the parser by file type: Markdown (``.md``, ``.markdown``, plain
 ``.txt``), SEC HTML / inline XBRL (``.htm``, ``.html``, SGML submissions and HTML pages
-named ``.txt``, sniffed from their first bytes), PDF.
+named ``.txt``, sniffed from their first bytes), PDF, Word (``.docx``), Excel (``.xlsx``,
+``.xlsm``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,13 @@ from finchunk.model import Document
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown"})
 HTML_SUFFIXES = frozenset({".htm", ".html", ".xhtml"})
 PDF_SUFFIXES = frozenset({".pdf"})
-SUPPORTED_SUFFIXES = MARKDOWN_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES | {".txt"}
+DOCX_SUFFIXES = frozenset({".docx"})
+XLSX_SUFFIXES = frozenset({".xlsx", ".xlsm"})
+SUPPORTED_SUFFIXES = (
+    MARKDOWN_SUFFIXES | HTML_SUFFIXES | PDF_SUFFIXES | DOCX_SUFFIXES | XLSX_SUFFIXES | {".txt"}
+)
 #: The formats read, for messages about the files that are not.
-SUPPORTED_FORMATS = "Markdown, HTML, text or SEC SGML .txt, PDF"
+SUPPORTED_FORMATS = "Markdown, HTML, text or SEC SGML .txt, PDF, Word .docx, Excel .xlsx"
 
 
 def _head(path: Path) -> bytes:
@@ -62,6 +67,16 @@ def load(path: str | Path, doc_id: str | None = None) -> Document:
         from finchunk.parse.pdf import parse_pdf_file
 
         return parse_pdf_file(p, doc_id)
+    if suffix in DOCX_SUFFIXES:
+        import_extra("docx", "office", "reading Word .docx", p)
+        from finchunk.parse.word import parse_docx_file
+
+        return parse_docx_file(p, doc_id)
+    if suffix in XLSX_SUFFIXES:
+        import_extra("openpyxl", "office", "reading Excel .xlsx", p)
+        from finchunk.parse.excel import parse_xlsx_file
+
+        return parse_xlsx_file(p, doc_id)
     raise ParseError(
         str(p),
         f"unsupported file type {suffix or '(none)'}; expected one of "

@@ -10,11 +10,11 @@ and any block opening with a superscript mark; tables and sentences cite them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from finchunk.model import ElementKind
 from finchunk.parse.html_blocks import DataTable, Item, bullet_text, is_glyph_bullet
 from finchunk.parse.html_raw import Para
+from finchunk.parse.html_write import Out
 from finchunk.parse.sec_patterns import (
     GLUED_MARK_RE,
     ITEM_RE,
@@ -29,19 +29,6 @@ _NOTE_HEAD = re.compile(r"^(?:Note\s+\d{1,2}\b|\d{1,2}\.\s+[A-Z])", re.I)
 _ANSWERS = frozenset({"none", "not applicable", "n/a", "omitted", "reserved", "[reserved]"})
 _NO_HEAD_START = tuple("($•●◦▪■·-–—*†‡§[\"“'☐☒☑")
 _NOTE_ZONE_MAX = 40
-
-
-@dataclass(slots=True)
-class Out:
-    """One element to write: its kind, rendered text and what the writer needs."""
-
-    kind: ElementKind
-    text: str
-    page: int
-    level: int = 0
-    mark: str | None = None
-    marks: tuple[str, ...] = ()
-    page_breaks: tuple[tuple[int, int], ...] = ()
 
 
 def outline(items: list[Item]) -> list[Out]:

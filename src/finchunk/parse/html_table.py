@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-from finchunk.parse.html_raw import Cell
 from finchunk.parse.sec_patterns import BULLET_RE, ITEM_OR_PART_START, PAGE_NUMBER_RE
+
+if TYPE_CHECKING:  # the module stays light: the Word and Excel readers write tables with it
+    from finchunk.parse.html_raw import Cell
 
 _BEFORE = re.compile(r"(?:\$|\(|\(\$|\$\(|€|£|¥|US\$|C\$|R\$)")
 _AFTER = re.compile(r"(?:\)|%|\)%|%\)|\)\s*%)")

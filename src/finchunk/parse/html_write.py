@@ -3,15 +3,31 @@
 Blocks are separated by a blank line; a heading's section is its parents plus itself,
 every other element's section is the path of headings in force. Offsets come from the
 running length of the text written so far, never from searching the result.
+
+Light (no HTML library): the Word and Excel readers write their blocks through it too.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from finchunk.model import Element, ElementKind, Span
-from finchunk.parse.html_outline import Out
 
 BLOCK_SEP = "\n\n"
 _CITE_LOOKAHEAD = 80
+
+
+@dataclass(slots=True)
+class Out:
+    """One element to write: its kind, rendered text and what the writer needs."""
+
+    kind: ElementKind
+    text: str
+    page: int
+    level: int = 0
+    mark: str | None = None
+    marks: tuple[str, ...] = ()
+    page_breaks: tuple[tuple[int, int], ...] = ()
 
 
 def write(outs: list[Out], paged: bool) -> tuple[str, tuple[Element, ...], tuple[Span, ...]]:

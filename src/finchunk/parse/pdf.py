@@ -18,9 +18,13 @@ Metadata: ``format``, ``pages``, and what a filing's cover (the first page) says
 ``period_end``, ``issuer`` (:func:`finchunk.parse.html_meta.cover_metadata`); the title is
 the PDF's own Title, else the document id.
 
+Scanned pages (no text layer, covered by images) are read by OCR when the ``ocr`` extra is
+installed (:mod:`finchunk.parse.ocr`), a warning per page; without it each is named in a
+warning and left unread.
+
 Encrypted PDFs and files pdfium cannot open raise :class:`~finchunk.errors.ParseError`
-naming the file, and so does a PDF without a text layer (scanned images): OCR is not
-supported.
+naming the file, and so does a PDF of which no page yields text (scanned images without the
+``ocr`` extra, only drawings).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import ctypes
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -39,6 +43,7 @@ from finchunk.errors import ParseError
 from finchunk.files import os_text
 from finchunk.model import Document, Element, ElementKind, Span
 from finchunk.parse.html_meta import cover_metadata
+from finchunk.parse.ocr import PageReader
 from finchunk.parse.pdf_layout import (
     Block,
     Line,
@@ -127,8 +132,11 @@ def _open(path: Path) -> pdfium.PdfDocument:
         raise ParseError(source, f"cannot read file: {exc.strerror or exc}") from None
 
 
-def extract_pages(pdf: pdfium.PdfDocument, source: str) -> list[list[Line]]:
-    """Lines of every page, in page order."""
+def extract_pages(
+    pdf: pdfium.PdfDocument, source: str, reader: PageReader | None = None
+) -> list[list[Line]]:
+    """Lines of every page, in page order; a page without a text layer is given to
+    ``reader`` (OCR of scanned pages) when one is given."""
     pages: list[list[Line]] = []
     for i in range(len(pdf)):
         try:
@@ -137,7 +145,10 @@ def extract_pages(pdf: pdfium.PdfDocument, source: str) -> list[list[Line]]:
         except pdfium.PdfiumError as exc:
             raise ParseError(source, f"cannot read page text ({exc})", f"page {i + 1}") from None
         try:
-            pages.append(page_lines(textpage))
+            lines = page_lines(textpage)
+            if not lines and reader is not None:
+                lines = reader.lines(page, i + 1, clean_line)
+            pages.append(lines)
         finally:
             textpage.close()
             page.close()
@@ -199,7 +210,7 @@ class _Writer:
         self.pages.append((page_start, self.pos))
 
 
-NO_TEXT_LAYER = "no text layer: OCR is not supported (a scanned or image-only PDF)"
+NO_TEXT_LAYER = "no text layer (a scanned or image-only PDF)"
 
 
 def build_document(
@@ -230,12 +241,25 @@ def parse_pdf_file(path: str | Path, doc_id: str | None = None) -> Document:
     """Parse a PDF file into a document with pages and elements."""
     p = Path(path)
     pdf = _open(p)
+    reader = PageReader(str(p))
     try:
-        pages = extract_pages(pdf, str(p))
+        pages = extract_pages(pdf, str(p), reader)
         title = _title(pdf)
     finally:
         pdf.close()
     doc = build_document(pages, doc_id or os_text(p.stem), title=title, source=os_text(p))
     if not doc.elements:
-        raise ParseError(str(p), NO_TEXT_LAYER if pages else "a PDF without pages")
+        raise ParseError(str(p), _no_text(reader) if pages else "a PDF without pages")
+    if reader.warnings:  # one line a page: the index and chunk commands print each
+        warning = "\n".join(reader.warnings)
+        doc = replace(doc, metadata={**doc.metadata, "warning": warning})
     return doc
+
+
+def _no_text(reader: PageReader) -> str:
+    """Why no page of a PDF yielded text."""
+    if reader.unread:
+        return f"{NO_TEXT_LAYER}: reading it needs OCR: pip install 'finchunk[ocr]'"
+    if reader.read:
+        return f"{NO_TEXT_LAYER}: OCR read no text on its scanned pages"
+    return f"{NO_TEXT_LAYER}: no page is a scanned image either (blank pages or drawings)"

@@ -111,8 +111,8 @@ def load_or_skip(
             raise
         skipped.append((src.source, str(exc)))
         return None
-    if warnings is not None and doc.metadata.get("warning"):
-        warnings.append((src.source, str(doc.metadata["warning"])))
+    if warnings is not None and doc.metadata.get("warning"):  # a line each (a PDF's pages)
+        warnings += [(src.source, w) for w in str(doc.metadata["warning"]).split("\n") if w]
     return doc
 
 

@@ -127,7 +127,7 @@ def _folder_files(
         for name in sorted(entries):  # name order: which of two links is kept is fixed
             e = entries[name]
             stem, dot, ext = name.rpartition(".")  # (os.path.splitext, at a third of the cost)
-            hidden = name.startswith(".")
+            hidden = name.startswith((".", "~$"))  # ~$: an open Office file's lock file
             if dot and not hidden and f".{ext.lower()}" in SUPPORTED_SUFFIXES and e.is_file():
                 st = e.stat()
                 if st.st_ino and (st.st_dev, st.st_ino) in seen_files:  # a link listed already
