@@ -102,9 +102,7 @@ def _eval(memory, index: Index, retriever: str, filters, statistics, delivery, k
         Query(str(i), q, _kept(index, filters), statistics=statistics)
         for i, q in enumerate(QUESTIONS)
     ]
-    return rank(
-        queries, chunks, retriever, k, source=source, options=options, delivery=delivery
-    )
+    return rank(queries, chunks, retriever, k, source=source, options=options, delivery=delivery)
 
 
 @pytest.mark.parametrize("retriever", RETRIEVERS)

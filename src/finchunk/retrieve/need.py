@@ -15,11 +15,14 @@ benchmark:
   first word an imperative of a verb of answering, giving, using or formatting, possibly
   after a conditional clause ``If …,`` / ``Si …,``) is set aside when a question or an
   earlier request is there (alone, a request such as "List the segments of 3M" is the
-  need); other sentences (context) are kept;
+  need), and so is one whose subject is the answerer ("You are an analyst."); other
+  sentences (context) are kept;
 * clauses of a kept sentence: a comma clause in the imperative (", answer briefly"), a
-  source clause ("according to the annual report", "based on …", "según …") and a unit or
-  format clause or parenthetical ("(in USD)", ", in millions", "(redondeado a dos
-  decimales)": every word a unit, currency, scale or format word) are set aside;
+  source clause that names a document only generically ("according to the annual report",
+  "based on the filing"; one naming a year, a name, a section or a kind of document says
+  where to look and is kept: "según el informe de 2022") and a unit or format clause or
+  parenthetical ("(in USD)", ", in millions", "(redondeado a dos decimales)": every word
+  a unit, currency, scale or format word) are set aside;
 * hints that say where to look are kept: a financial statement or section named in what
   was set aside ("cash flow statement", "balance sheet", "notes", "estado de flujos de
   efectivo") is added back to the need.
@@ -62,6 +65,8 @@ _IMPERATIVE = _set(
     mencione asegúrate asegurate evita evite no sé sea mantén manten mantenga presenta
     presente especifica especifique empieza comienza termina pon ponga"""
 )
+#: A sentence whose subject is the answerer ("You are an analyst.", "Eres un analista.").
+_SECOND_PERSON = _set("you you're tú tu usted ustedes eres sois act actúa actua")
 _CONDITIONAL = _set("if unless when whenever in case si cuando salvo en caso")
 _POLITE = _set("please kindly por favor")
 #: Where an answer comes from: a clause opening with one of these names a source.
@@ -85,6 +90,7 @@ _SOURCE = (
     "a partir de",
     "conforme a",
 )
+_SOURCE_WORDS = frozenset(w for phrase in _SOURCE for w in phrase.split())
 #: Words of units, currencies, scales and answer formats (a clause made only of these and
 #: of function words is about how to answer, not what).
 _FORMAT = _set(
@@ -97,6 +103,13 @@ _FORMAT = _set(
     sentence sentences frase frases oración oraciones short brief breve corta concise
     number números numero número figure figures cifra only solo sólo one two three four
     five una uno dos tres cuatro cinco yes no sí si nominal"""
+)
+#: Documents named only generically ("the annual report", "the company's filing"): a source
+#: clause naming nothing more (no year, name or section) says nothing of where to look.
+_GENERIC_SOURCE = _set(
+    """annual report reports filing filings document documents company company's firm
+    firm's 10-k 10-q form provided given context text data informe informes anual anuales
+    documento documentos compañía empresa sociedad contexto texto proporcionado datos"""
 )
 _FUNCTION = _set(
     """in en as como the a an of de del la el los las to a and y or o with con without sin
@@ -206,7 +219,7 @@ def _imperative(clause: str) -> bool:
         words = words[1:]
     if words and words[0] in _CONDITIONAL and "," in clause:
         return _imperative(clause.split(",", 1)[1])
-    return bool(words) and words[0] in _IMPERATIVE
+    return bool(words) and (words[0] in _IMPERATIVE or words[0] in _SECOND_PERSON)
 
 
 def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -215,7 +228,9 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     cut = []
     sentence = text[start:end]
     for m in _PAREN.finditer(sentence):
-        if _format_only(m.group(1)) or _source(m.group(1)) is not None:
+        inner = m.group(1)
+        at = _source(inner)
+        if _format_only(inner) or (at is not None and not _names_where(inner[at:])):
             cut.append((start + m.start(), start + m.end()))
     bounds = [0] + [i for i, ch in enumerate(sentence) if ch in ",;"] + [len(sentence)]
     for a, b in zip(bounds, bounds[1:], strict=False):
@@ -223,6 +238,8 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
         tail = sentence[skip:b].rstrip(" .?!")
         at = _source(tail)
         opens = at is not None and not tail[:at].strip()
+        if at is not None and _names_where(tail[at:]):
+            at, opens = None, False  # "según el informe de 2022": a hint, kept
         if a > 0 and (opens or _imperative(tail) or _format_only(tail)):
             cut.append((start + a, start + skip + len(tail)))  # ", answer briefly"
         elif a == 0 and opens and b < len(sentence):  # "According to X, what …"
@@ -230,6 +247,16 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
         elif at is not None and not opens:  # "… according to X" to the clause's end
             cut.append((start + skip + at - 1, start + skip + len(tail)))
     return cut
+
+
+def _names_where(source: str) -> bool:
+    """Whether a source clause names where to look (a year, a name, a section, a kind of
+    document), beyond a generic "the annual report"."""
+    words = _words(source)[1:]  # past "according" / "según" …
+    rest = [w for w in words if w not in _FUNCTION and w not in _GENERIC_SOURCE]
+    return any(
+        w not in ("to", "on", "per", "shown", "reported", "stated", "con", "en") for w in rest
+    )
 
 
 def _format_only(clause: str) -> bool:
