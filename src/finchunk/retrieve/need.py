@@ -228,6 +228,8 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     cut = []
     sentence = text[start:end]
     for m in _PAREN.finditer(sentence):
+        if m.start() and sentence[m.start() - 1].isalnum():  # "401(k)": a word, not an aside
+            continue
         inner = m.group(1)
         at = _source(inner)
         if _format_only(inner) or (at is not None and not _names_where(inner[at:])):
