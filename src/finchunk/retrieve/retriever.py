@@ -251,6 +251,16 @@ class RetrieverSpec:
         return (self.first, str(replace(self, fuse=None)), self.rerank)
 
     @property
+    def base(self) -> str:
+        """The first stage without its document prior (``bm25-prior`` → ``bm25``)."""
+        return _PRIOR_OF.get(self.first, (self.first, None))[0]
+
+    @property
+    def prior(self) -> PriorMode | None:
+        """The first stage's document prior: fused, two-stage, or None (none)."""
+        return _PRIOR_OF.get(self.first, (self.first, None))[1]
+
+    @property
     def needs_embedder(self) -> bool:
         return self.first in _EMBEDDING or self.rerank in _EMBEDDING
 
@@ -299,6 +309,8 @@ _RETRIEVERS: dict[str, RetrieverFactory] = {}
 _RERANKERS: dict[str, RerankerFactory] = {}
 _EMBEDDING: set[str] = set()
 _TUNED: set[str] = set()
+#: First stages with a document prior: their base first stage and the prior's mode.
+_PRIOR_OF: dict[str, tuple[str, PriorMode]] = {}
 
 
 def register_retriever(
@@ -461,6 +473,7 @@ for _base, _cards in _PRIOR_BASES:
             _with_prior(_base, _cards, _mode),
             embeds=_base in (RetrieverKind.DENSE, *_HYBRIDS),
         )
+        _PRIOR_OF[f"{_base}-{_suffix}"] = (str(_base), _mode)
 
 
 def _dense_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
