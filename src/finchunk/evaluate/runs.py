@@ -230,7 +230,7 @@ def rank(
         )
         if auto:
             chosen[str(plan.spec)] += 1
-            notes.update(dict.fromkeys(n for n in plan.notes if n.startswith("auto:")))
+            notes.update(dict.fromkeys(plan.auto_notes))
         rankings[q.id] = _ranking(chunks, texts, run_plan(plan, memory))
         if on_query:
             on_query()

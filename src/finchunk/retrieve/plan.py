@@ -81,6 +81,8 @@ class QueryPlan:
     pad: bool = False
     set_aside: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: What ``auto`` said of its choice (also among ``notes``; none for a named retriever).
+    auto_notes: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -125,9 +127,11 @@ def make_plan(
     if reached is None:
         reached = facts.documents if docs is None else len(set(docs))
     prior = None
+    auto_said: list[str] = []
     if isinstance(retriever, AutoSpec):
-        choice = auto_retriever(facts.model, embedder, said, reached, query)
+        choice = auto_retriever(facts.model, embedder, auto_said, reached, query)
         spec, embedder, prior = choice.spec, choice.embedder, choice.prior
+        said += auto_said
     else:
         spec = retriever
     narrowed = docs is not None or bool(filters)
@@ -152,6 +156,7 @@ def make_plan(
         pad and delivery.plain,
         need.set_aside if not instructions else (),
         tuple(said),
+        tuple(auto_said),
     )
 
 
