@@ -126,8 +126,7 @@ def make_plan(
         said.append(need.note())
     if reached is None:
         reached = facts.documents if docs is None else len(set(docs))
-    prior = None
-    auto_said: list[str] = []
+    prior, auto_said = None, []
     if isinstance(retriever, AutoSpec):
         choice = auto_retriever(facts.model, embedder, auto_said, reached, query)
         spec, embedder, prior = choice.spec, choice.embedder, choice.prior
@@ -137,27 +136,13 @@ def make_plan(
     narrowed = docs is not None or bool(filters)
     own = narrowed and _own_statistics(statistics, kept_chunks, facts, said)
     kept_entities = _entities(entities, docs)
-    depth = delivery.depth(k, facts.chunks)
     _delivery_notes(delivery, len(kept_entities), said)
     return QueryPlan(
-        question,
-        query,
-        k,
-        spec,
-        prior,
-        embedder,
-        reranker,
-        tuple(filters),
-        None if docs is None else tuple(docs),
-        own,
-        kept_entities,
-        delivery,
-        depth,
-        pad and delivery.plain,
-        need.set_aside if not instructions else (),
-        tuple(said),
-        tuple(auto_said),
-    )
+        question, query, k, spec, prior, embedder, reranker, tuple(filters),
+        None if docs is None else tuple(docs), own, kept_entities, delivery,
+        delivery.depth(k, facts.chunks), pad and delivery.plain,
+        need.set_aside if not instructions else (), tuple(said), tuple(auto_said),
+    )  # fmt: skip
 
 
 def _own_statistics(
