@@ -26,7 +26,7 @@ from finchunk.retrieve.lexical.lexical import LexicalIndex
 from finchunk.retrieve.lexical.postings import FILES as POSTING_FILES
 from finchunk.retrieve.neural.dense import HashingEmbedder
 from finchunk.retrieve.query import auto as auto_module
-from finchunk.retrieve.query import search as search_module
+from finchunk.retrieve.query import plan as plan_module
 from finchunk.retrieve.query.deliver import Delivery
 from finchunk.retrieve.query.filters import parse_filter
 from finchunk.retrieve.query.retriever import RetrieverKind
@@ -181,7 +181,7 @@ def test_a_filtered_search_scores_with_the_kept_documents_statistics(
         }
         assert all(every[h.chunk_id] == h.score for h in got.hits)
         assert [h.score for h in got.hits] != [h.score for h in kept.hits]
-        monkeypatch.setattr(search_module, "KEPT_LIMIT", 1)  # auto: too many kept, masked
+        monkeypatch.setattr(plan_module, "KEPT_LIMIT", 1)  # auto: too many kept, masked
         auto = search(index, q, SearchOptions(k=5, retriever=kind, filters=filters))
         assert [(h.chunk_id, h.score) for h in auto.hits] == [
             (h.chunk_id, h.score) for h in got.hits

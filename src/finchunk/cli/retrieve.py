@@ -230,6 +230,13 @@ def search_cmd(
     budget: Annotated[
         int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
     ] = None,
+    keep_instructions: Annotated[
+        bool,
+        typer.Option(
+            help="Search the question as asked: instructions to the answering model "
+            "(\"Answer in one sentence.\", \"(in USD)\") are set aside unless given."
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     full: Annotated[
         bool,
@@ -262,6 +269,7 @@ def search_cmd(
             budget,
             filter_statistics,
             reranker,
+            keep_instructions,
         )
         if is_database_url(index):
             from finchunk.retrieve.backends.pgstore import PgIndex
