@@ -301,7 +301,7 @@ def test_langchain_loader_is_finchunk_chunk(lc: Any, corpus: Path) -> None:
     assert {d.metadata["year"] for d in docs} == {"2023", "2024"}  # the sidecar metadata
     bad = corpus.parent / "bad"
     bad.mkdir(exist_ok=True)
-    (bad / "x.docx").write_text("x", encoding="utf-8")
+    (bad / "x.pptx").write_text("x", encoding="utf-8")
     with pytest.raises(InputError, match="no supported documents found"):
         lc.FinchunkLoader(bad).load()
 
