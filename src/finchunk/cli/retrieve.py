@@ -72,6 +72,14 @@ def index_cmd(
     model: Annotated[str, typer.Option("--model", "--embedder", help=EMBEDDER_HELP)] = (
         DEFAULT_EMBEDDER
     ),
+    splade: Annotated[
+        bool | None,
+        typer.Option(
+            "--splade/--no-splade",
+            help="Store SPLADE document weights (default: when the splade extra is installed), "
+            "so auto's SPLADE rerank encodes only the question.",
+        ),
+    ] = None,
     docs: Annotated[
         Path | None, typer.Option(help="Also index a documents table. " + DOCS_HELP)
     ] = None,
@@ -101,7 +109,7 @@ def index_cmd(
     "doc_type": ...}), or the columns of a --docs table. --bm25-k1/--bm25-b/--bm25-prefix are
     stored in the index; search uses them. --dask runs parsing, chunking and embedding on a Dask
     cluster (the index is the same)."""
-    from finchunk.retrieve.build import IndexConfig, document_sources, file_sources
+    from finchunk.retrieve.build import IndexConfig, document_sources, file_sources, splade_config
 
     target = to or out
     left = _interrupt_note(target)
@@ -124,6 +132,11 @@ def index_cmd(
             model if dense else None,
             bm25_params(bm25_k1, bm25_b, bm25_prefix),
         )
+        config = splade_config(config, False if is_database_url(target) else splade)
+        if splade and is_database_url(target):
+            print_warning(
+                str(target), "SPLADE weights are not stored there; SPLADE reranks at question time"
+            )
         with work_on(dask, dask_parts, mode) as work, stage_bars() as bars:
             report = _build(sources, target, config, bars, work, (prune, mode))
         for source, warning in report.warnings:

@@ -274,7 +274,9 @@ def search(
     prior = None
     if is_auto(options.retriever):
         spanned = len(index.manifest.documents) if docs is None else int(docs.sum())
-        choice = auto_retriever(index.header.model, embedder, notes, spanned, query)
+        choice = auto_retriever(
+            index.header.model, embedder, notes, spanned, query, index.header.splade_model
+        )
         spec, embedder, prior = choice.spec, choice.embedder, choice.prior
     else:
         spec = parse_retriever(options.retriever)
