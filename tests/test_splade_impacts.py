@@ -97,7 +97,7 @@ def test_index_stores_impacts_and_search_reads_them(installed, tmp_path) -> None
         a, b = search(stored, question), search(plain, question)
         assert [h.chunk_id for h in a.hits] == [h.chunk_id for h in b.hits]
         assert [h.score for h in a.hits] == pytest.approx([h.score for h in b.hits], abs=1e-6)
-        assert a.notes[0].endswith("the index's stored SPLADE impacts: only the question is encoded")
+        assert a.notes[0].endswith("stored SPLADE impacts: only the question is encoded")
         assert "candidates encoded at question time" in b.notes[0]
         reranker = stored.retriever("bm25/splade@100").reranker
         assert reranker.path == "stored impacts"
