@@ -43,6 +43,7 @@ from finchunk.cli.common import (
     resolve_on_error,
     stage_bars,
     user_errors,
+    watched_embedder,
     work_on,
 )
 from finchunk.errors import InputError
@@ -138,7 +139,8 @@ def index_cmd(
                 str(target), "SPLADE weights are not stored there; SPLADE reranks at question time"
             )
         with work_on(dask, dask_parts, mode) as work, stage_bars() as bars:
-            report = _build(sources, target, config, bars, work, (prune, mode))
+            watched = watched_embedder(bars.progress, config.model) if config.model else None
+            report = _build(sources, target, config, bars, work, (prune, mode), watched)
         for source, warning in report.warnings:
             print_warning(source, warning)
         console.print(f"{report.path}: {report.summary()}")
@@ -199,13 +201,21 @@ def _live_name(root: Path) -> str | None:
         return None
 
 
-def _build(sources, target, config, bars, work, local):
-    """Into PostgreSQL or the index folder (``local``: --prune and the on-error mode)."""
+def _build(sources, target, config, bars, work, local, embedder=None):
+    """Into PostgreSQL or the index folder (``local``: --prune and the on-error mode);
+    ``embedder``: the model, its passages shown on the bars (with an estimate)."""
     from finchunk.retrieve.build import build_into
 
     prune, on_error = local
     return build_into(
-        sources, target, config, progress=bars, work=work, prune=prune, on_error=on_error
+        sources,
+        target,
+        config,
+        embedder=embedder,
+        progress=bars,
+        work=work,
+        prune=prune,
+        on_error=on_error,
     )
 
 
