@@ -360,7 +360,7 @@ def test_auto_reranks_english_questions_with_splade_where_installed(
     assert got.notes[0] == (
         "auto: bm25-prior/splade@100+0.5 (an English question; the splade extra), "
         "document prior weight 0.5; candidates encoded at question time: no stored SPLADE "
-        "impacts here (`finchunk index` stores them)"
+        "impacts here (a local index built by `finchunk index` stores them)"
     )
     direct = index.retriever(got.retriever, prior=auto_module.AUTO_PRIOR).search(english, 5)
     assert [h.chunk_id for h in got.hits] == [index.chunk(p).id for p, _ in direct]

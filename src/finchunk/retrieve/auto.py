@@ -152,7 +152,7 @@ def _splade_path(stored: str | None) -> str:
     if stored is None:
         return (
             "candidates encoded at question time: no stored SPLADE impacts here "
-            "(`finchunk index` stores them)"
+            "(a local index built by `finchunk index` stores them)"
         )
     if stored != load_splade().name:
         return f"candidates encoded at question time: the stored impacts are {stored}'s"
