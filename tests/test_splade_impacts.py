@@ -174,3 +174,41 @@ def test_an_index_with_impacts_but_no_model_says_so(installed, tmp_path, monkeyp
         "auto: bm25-prior; the index stores SPLADE impacts (tiny) but the splade extra is "
         "not installed (pip install 'finchunk[splade]')"
     )
+
+
+def _packaged() -> bool:
+    try:
+        sp.model_folder()
+    except MissingExtraError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _packaged(), reason="pip install 'finchunk[splade]'")
+def test_the_index_command_stores_impacts_by_default_and_search_reads_them(tmp_path) -> None:
+    import json
+
+    import typer
+    from typer.testing import CliRunner
+
+    from finchunk.cli.retrieve import register
+
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    docs = _three_documents(tmp_path)
+    question = "How much did the company spend on property and equipment?"
+    found = {}
+    for name, flags in (("default", []), ("off", ["--no-splade"])):
+        idx = tmp_path / name
+        r = runner.invoke(app, ["index", str(docs), "-o", str(idx), *flags])
+        assert r.exit_code == 0, r.output
+        assert bool(list(idx.glob("s*/splade/impacts.npy"))) == (name == "default")
+        r = runner.invoke(app, ["search", str(idx), question, "--json"])
+        assert r.exit_code == 0, r.output
+        found[name] = json.loads(r.stdout)
+    assert found["default"]["notes"][0].endswith("only the question is encoded")
+    assert "encoded at question time" in found["off"]["notes"][0]
+    ids = [[h["chunk_id"] for h in found[n]["results"]] for n in ("default", "off")]
+    assert ids[0]
+    assert ids[0] == ids[1]  # the same ranking either way
