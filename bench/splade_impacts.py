@@ -1,4 +1,4 @@
-"""Stored SPLADE impacts (uint8) against the exact weights: does quantising change ``auto``'s
+"""Stored SPLADE impacts (uint16) against the exact weights: does quantising change ``auto``'s
 ranking? EDGAR dev questions, each over its own filing (structure + header), BM25's top 100
 reranked as ``auto`` does (``bm25/splade@100+0.5``) once with the exact weights (the rerank
 before impacts were stored) and once with the impacts' weights, from the same encoding.
@@ -41,6 +41,7 @@ def main() -> None:
     bm25 = {d: make_retriever("bm25", texts) for d, texts in texts_of.items()}
     splade = load_splade()
     differ = {5: [0, 0], 10: [0, 0]}  # k → [sets differ, orders differ]
+    changed: list[str] = []
     t = time.perf_counter()
     for q in corpus.questions:
         doc = q.doc_ids[0]
@@ -59,10 +60,14 @@ def main() -> None:
             a, b = ranks[0][:k], ranks[1][:k]
             counts[0] += set(a) != set(b)
             counts[1] += a != b
+            if k == 5 and set(a) != set(b):
+                changed.append(q.id)
     n = len(corpus.questions)
     print(f"{n} EDGAR dev questions, each over its filing, {time.perf_counter() - t:.0f} s")
     for k, (sets, orders) in differ.items():
         print(f"  top {k}: set differs for {sets}/{n}, order for {orders}/{n}")
+    if changed:
+        print("  top 5 set changed: " + ", ".join(changed))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""SPLADE document weights stored at index time (``finchunk index --splade``): uint8 impacts
+"""SPLADE document weights stored at index time (``finchunk index --splade``): uint16 impacts
 equal to the weights the question-time path computes (within the grid), the stored path
 ranking exactly as the question-time one, impacts kept by incremental segments and merges,
 a core install indexing and searching without them, and notes that say which path ran.
@@ -45,11 +45,11 @@ def test_stored_impacts_equal_the_weights_within_the_grid(tiny) -> None:
     full = tiny.weights(TEXTS)
     rows = sp.impacts(tiny, TEXTS)
     assert len(rows) == len(TEXTS) and rows.terms.dtype == np.uint16
-    assert (rows.impacts > 0).all() and rows.impacts.dtype == np.uint8
+    assert (rows.impacts > 0).all() and rows.impacts.dtype == np.uint16
     stored = np.zeros_like(full)
     got = rows.weights()
     stored[:, : got.shape[1]] = got
-    clipped = np.minimum(full, 255 * sp.IMPACT_SCALE)
+    clipped = np.minimum(full, sp.IMPACT_LEVELS * sp.IMPACT_SCALE)
     assert np.abs(stored - clipped).max() <= HALF_STEP
     # rows are each text's own: any subset in any order is the same rows taken
     order = np.array([3, 0, 4])

@@ -41,7 +41,7 @@ BM25_DIR = "bm25"
 #: every card of the index.
 CARDS_DIR = "cards"
 VECTORS = "vectors.npy"
-#: SPLADE document weights as uint8 impacts, one sparse row per chunk row
+#: SPLADE document weights as uint16 impacts, one sparse row per chunk row
 #: (:class:`finchunk.retrieve.splade.Impacts`), when the index stores them.
 SPLADE_DIR = "splade"
 #: Chunks buffered before they are written; rows per Parquet row group of chunks and of
