@@ -212,3 +212,24 @@ def test_the_index_command_stores_impacts_by_default_and_search_reads_them(tmp_p
     ids = [[h["chunk_id"] for h in found[n]["results"]] for n in ("default", "off")]
     assert ids[0]
     assert ids[0] == ids[1]  # the same ranking either way
+
+
+def test_a_dask_build_stores_the_impacts_a_local_build_does(installed, tmp_path) -> None:
+    distributed = pytest.importorskip("distributed", reason="pip install 'finchunk[dask]'")
+    from finchunk.retrieve.distributed import DaskWork
+    from finchunk.retrieve.store import Index
+
+    docs = _three_documents(tmp_path)
+    _build(docs, tmp_path / "local")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, dashboard_address=":0", silence_logs=50
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        _build(docs, tmp_path / "dask", work=DaskWork(client, parts=2))
+    with Index.open(tmp_path / "local") as a, Index.open(tmp_path / "dask") as b:
+        every = np.arange(a.size)
+        x, y = a.splade_impacts(every), b.splade_impacts(every)
+        for field in ("starts", "terms", "impacts"):
+            assert np.array_equal(getattr(x, field), getattr(y, field)), field
