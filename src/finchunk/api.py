@@ -309,6 +309,7 @@ class Index:
         bm25: BM25Params | None = None,
         prune: bool = False,
         on_error: OnError | str | None = None,
+        splade: bool | None = None,
     ) -> Index:
         """Build or update the index at ``out`` from files and folders, as ``finchunk
         index PATHS -o OUT`` (``out`` a ``postgresql://`` URL: as ``--to URL``), then open
@@ -320,7 +321,9 @@ class Index:
         implies ``dense``); ``bm25``: BM25's parameters
         (:class:`finchunk.retrieve.bm25.BM25Params`, stored in the index); ``prune``:
         remove indexed documents not given again (else InputError); ``on_error``: as for
-        :func:`chunk` (skipped files are warned about and listed in ``index.report``).
+        :func:`chunk` (skipped files are warned about and listed in ``index.report``);
+        ``splade``: store SPLADE document weights, so ``auto``'s SPLADE rerank encodes only
+        the question (None: when the splade extra is installed, in a local index).
 
         Returns the opened :class:`Index`, its :attr:`report` (a
         :class:`finchunk.retrieve.build.BuildReport`: added, updated, unchanged, removed,
@@ -334,8 +337,9 @@ class Index:
         >>> index.close()
         """
         from finchunk.chunk import parse_strategy
+        from finchunk.files import is_database_url
         from finchunk.retrieve.bm25 import BM25Params
-        from finchunk.retrieve.build import IndexConfig, build_into
+        from finchunk.retrieve.build import IndexConfig, build_into, splade_config
 
         sources, given = _sources(paths)
         model, emb = _embedding(dense, embedder)
@@ -347,6 +351,7 @@ class Index:
             model,
             bm25 or BM25Params(),
         )
+        config = splade_config(config, False if is_database_url(out) else splade)
         report = build_into(
             sources, out, config, embedder=emb, prune=prune, on_error=_on_error(on_error, given)
         )

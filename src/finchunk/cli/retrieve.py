@@ -43,6 +43,7 @@ from finchunk.cli.common import (
     resolve_on_error,
     stage_bars,
     user_errors,
+    watched_embedder,
     work_on,
 )
 from finchunk.errors import InputError
@@ -73,6 +74,14 @@ def index_cmd(
     model: Annotated[str, typer.Option("--model", "--embedder", help=EMBEDDER_HELP)] = (
         DEFAULT_EMBEDDER
     ),
+    splade: Annotated[
+        bool | None,
+        typer.Option(
+            "--splade/--no-splade",
+            help="Store SPLADE document weights (default: when the splade extra is installed), "
+            "so auto's SPLADE rerank encodes only the question.",
+        ),
+    ] = None,
     docs: Annotated[
         Path | None, typer.Option(help="Also index a documents table. " + DOCS_HELP)
     ] = None,
@@ -102,7 +111,7 @@ def index_cmd(
     "doc_type": ...}), or the columns of a --docs table. --bm25-k1/--bm25-b/--bm25-prefix are
     stored in the index; search uses them. --dask runs parsing, chunking and embedding on a Dask
     cluster (the index is the same)."""
-    from finchunk.retrieve.build import IndexConfig, document_sources, file_sources
+    from finchunk.retrieve.build import IndexConfig, document_sources, file_sources, splade_config
 
     target = to or out
     left = _interrupt_note(target)
@@ -125,8 +134,14 @@ def index_cmd(
             model if dense else None,
             bm25_params(bm25_k1, bm25_b, bm25_prefix),
         )
+        config = splade_config(config, False if is_database_url(target) else splade)
+        if splade and is_database_url(target):
+            print_warning(
+                str(target), "SPLADE weights are not stored there; SPLADE reranks at question time"
+            )
         with work_on(dask, dask_parts, mode) as work, stage_bars() as bars:
-            report = _build(sources, target, config, bars, work, (prune, mode))
+            watched = watched_embedder(bars.progress, config.model) if config.model else None
+            report = _build(sources, target, config, bars, work, (prune, mode), watched)
         for source, warning in report.warnings:
             print_warning(source, warning)
         console.print(f"{report.path}: {report.summary()}")
@@ -187,13 +202,21 @@ def _live_name(root: Path) -> str | None:
         return None
 
 
-def _build(sources, target, config, bars, work, local):
-    """Into PostgreSQL or the index folder (``local``: --prune and the on-error mode)."""
+def _build(sources, target, config, bars, work, local, embedder=None):
+    """Into PostgreSQL or the index folder (``local``: --prune and the on-error mode);
+    ``embedder``: the model, its passages shown on the bars (with an estimate)."""
     from finchunk.retrieve.build import build_into
 
     prune, on_error = local
     return build_into(
-        sources, target, config, progress=bars, work=work, prune=prune, on_error=on_error
+        sources,
+        target,
+        config,
+        embedder=embedder,
+        progress=bars,
+        work=work,
+        prune=prune,
+        on_error=on_error,
     )
 
 

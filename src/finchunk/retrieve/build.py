@@ -79,6 +79,7 @@ from finchunk.retrieve.text import TextPipeline
 
 if TYPE_CHECKING:  # the dense stack is imported by builds that embed, when they do
     from finchunk.retrieve.dense import Embedder
+    from finchunk.retrieve.splade import Impacts, Splade
 
 # --- configuration ----------------------------------------------------------------
 
@@ -94,6 +95,7 @@ class IndexConfig:
     overlap: int | None = None
     header: bool = True
     model: str | None = None  # embedder name; None: no dense vectors
+    splade: str | None = None  # SPLADE model whose impacts are stored; None: none
     bm25: BM25Params = BM25Params()
 
     def chunking(self) -> dict[str, Any]:
@@ -129,7 +131,16 @@ def _manifest_for(config: IndexConfig, dim: int | None) -> Manifest:
         chunking=config.chunking(),
         bm25=asdict(config.bm25),
         dense={"model": config.model, "dim": dim} if config.model else None,
+        splade=_splade_header(config.splade),
     )
+
+
+def _splade_header(model: str | None) -> dict[str, Any] | None:
+    if model is None:
+        return None
+    from finchunk.retrieve.splade import IMPACT_SCALE
+
+    return {"model": model, "scale": IMPACT_SCALE}
 
 
 # --- build -----------------------------------------------------------------------------------
@@ -204,6 +215,7 @@ class Piece:
     table: pa.Table
     doc_row: dict[str, Any]
     vectors: np.ndarray | None = None
+    impacts: Impacts | None = None  # its chunks' SPLADE impacts, when the build stores them
 
 
 class Work(Protocol):
@@ -290,10 +302,11 @@ def _unchanged_header(root: Path, listing: str, config: IndexConfig) -> Manifest
         head = Manifest.from_json(gen / MANIFEST, documents=False)
     except InputError:
         return None  # the full path says what is wrong
-    same_config = (head.chunking, head.bm25, head.model) == (
+    same_config = (head.chunking, head.bm25, head.model, head.splade) == (
         config.chunking(),
         asdict(config.bm25),
         config.model,
+        _splade_header(config.splade),
     )
     current = head.format == FORMAT and head.finchunk_version == finchunk.__version__
     return head if same_config and current and head.listing == listing else None
@@ -316,6 +329,9 @@ def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None
         return None, f"chunking changed from {m.chunking} to {config.chunking()}", ids
     if m.model != config.model:
         return None, f"model changed from {m.model} to {config.model}", ids
+    if m.splade != _splade_header(config.splade):
+        was, now = m.splade_model or "none", config.splade or "none"
+        return None, f"SPLADE impacts changed from {was} to {now}", ids
     return old, None, ids
 
 
@@ -408,8 +424,14 @@ class _Writer:
     (embedded here when the work did not), kept ones copied from their old segments (a
     merge)."""
 
-    def __init__(self, builder: SegmentBuilder, old: Index | None, embedder: Embedder | None):
-        self.builder, self.old, self.embedder = builder, old, embedder
+    def __init__(
+        self,
+        builder: SegmentBuilder,
+        old: Index | None,
+        embedder: Embedder | None,
+        splade: bool = False,
+    ):
+        self.builder, self.old, self.embedder, self.splade = builder, old, embedder, splade
         self._old_rows: dict[str, pa.Table] = {}
         self._old_docs: dict[str, dict[str, Any]] | None = None
 
@@ -417,7 +439,7 @@ class _Writer:
         e, made = plan.entry, piece.entry
         e.title, e.sha256, e.metadata, e.card = made.title, made.sha256, made.metadata, made.card
         e.chunks = made.chunks
-        self._place(e, piece.table, piece.doc_row, piece.vectors)
+        self._place(e, piece.table, piece.doc_row, piece.vectors, piece.impacts)
 
     def copy(self, plan: _Planned) -> None:
         """A kept document moved into the new segment (merge): its rows, not its source."""
@@ -432,13 +454,21 @@ class _Writer:
         vectors = None
         if self.embedder is not None:  # e.first_chunk is still its old position
             vectors = np.asarray(old.vectors()[e.first_chunk : e.first_chunk + e.chunks])
-        self._place(e, table, self._old_docs[e.id], vectors)
+        impacts = None
+        if self.splade:  # the old index stores them: _previous rebuilds all when it does not
+            impacts = old.splade_impacts(np.arange(e.first_chunk, e.first_chunk + e.chunks))
+        self._place(e, table, self._old_docs[e.id], vectors, impacts)
 
     def _place(
-        self, e: DocEntry, table: pa.Table, row: dict[str, Any], vectors: np.ndarray | None
+        self,
+        e: DocEntry,
+        table: pa.Table,
+        row: dict[str, Any],
+        vectors: np.ndarray | None,
+        impacts: Impacts | None = None,
     ) -> None:
         e.segment = self.builder.name
-        e.segment_row, e.doc_row = self.builder.add(table, row, vectors, e.card)
+        e.segment_row, e.doc_row = self.builder.add(table, row, vectors, e.card, impacts)
 
 
 def _embed_missing(pieces: Sequence[Piece | None], embedder: Embedder | None) -> None:
@@ -455,6 +485,18 @@ def _embed_missing(pieces: Sequence[Piece | None], embedder: Embedder | None) ->
         p.vectors, start = vectors[start : start + p.entry.chunks], start + p.entry.chunks
 
 
+def _encode_missing(pieces: Sequence[Piece | None], splade: Splade | None) -> None:
+    """SPLADE impacts for the pieces that have none, here (whatever work made them: a
+    Dask build's pieces are encoded as a local one's)."""
+    todo = [p for p in pieces if p is not None and p.impacts is None]
+    if splade is None or not todo:
+        return
+    from finchunk.retrieve.splade import impacts
+
+    for p in todo:
+        p.impacts = impacts(splade, p.table.column("text").to_pylist())
+
+
 def _batches(items: list[_Planned], size: int | None) -> list[list[_Planned]]:
     step = size if size and size > 0 else max(len(items), 1)
     return [items[i : i + step] for i in range(0, len(items), step)]
@@ -468,6 +510,7 @@ class _Run:
     work: Work
     embedder: Embedder | None
     progress: Progress
+    splade: Splade | None = None
 
 
 def _unchanged(plans: list[_Planned], old: Index | None, config: IndexConfig) -> bool:
@@ -511,13 +554,14 @@ def _write_segment(
     if not todo:
         return None
     builder = SegmentBuilder(root, next_generation(root, "s"), run.config.bm25)
-    writer = _Writer(builder, old, run.embedder)
+    writer = _Writer(builder, old, run.embedder, run.splade is not None)
     run.progress.stage("parsing, chunking and writing", len(todo))
     try:
         for batch in _batches(todo, run.work.batch):
             fresh = [p.source for p in batch if p.source is not None]
             made = run.work.pieces(fresh, run.config, run.embedder, run.progress)
             _embed_missing(made, run.embedder)
+            _encode_missing(made, run.splade)
             pieces = iter(made)
             for p in batch:
                 if p.source is None:
@@ -530,7 +574,7 @@ def _write_segment(
         if not builder.docs:
             builder.abort()
             return None
-        builder.finish(run.embedder.dim if run.embedder else None)
+        builder.finish(run.embedder.dim if run.embedder else None, run.splade is not None)
     except BaseException:
         builder.abort()
         raise
@@ -656,7 +700,7 @@ def assemble(
         p.entry.first_chunk, pos = pos, pos + p.entry.chunks
     tables = [p.table.cast(CHUNK_SCHEMA) for p in pieces]
     chunks = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
-    manifest = _manifest_for(config, embedder.dim if embedder else None)
+    manifest = _manifest_for(replace(config, splade=None), embedder.dim if embedder else None)
     manifest.documents = [p.entry for p in pieces]
     manifest.chunks = report.chunks = chunks.num_rows
     texts = chunks.column("text").to_pylist()
@@ -682,6 +726,36 @@ def resolve_embedder(
     if embedder is not None and config.model != embedder.name:
         config = replace(config, model=embedder.name)
     return config, embedder
+
+
+def resolve_splade(config: IndexConfig) -> Splade | None:
+    """The SPLADE model whose impacts the build stores (None: it stores none); the
+    configuration names the installed one (:func:`splade_config`)."""
+    if config.splade is None:
+        return None
+    from finchunk.retrieve.splade import load_splade
+
+    splade = load_splade()
+    if splade.name != config.splade:
+        raise InputError(f"SPLADE model {config.splade} is asked for, {splade.name} installed")
+    return splade
+
+
+def splade_config(config: IndexConfig, store: bool | None) -> IndexConfig:
+    """``config`` storing SPLADE impacts when ``store`` says (None: when the splade extra
+    is installed); ``store`` True without the extra is the extra's own error."""
+    from finchunk.errors import MissingExtraError
+    from finchunk.retrieve.splade import load_splade
+
+    if store is False:
+        return replace(config, splade=None)
+    try:
+        name = load_splade().name
+    except MissingExtraError:
+        if store:
+            raise
+        return replace(config, splade=None)
+    return replace(config, splade=name)
 
 
 def build_index(
@@ -796,7 +870,7 @@ def _build(
         report.chunks = old.size
         return report
     work = work or LocalWork(on_error)
-    run = _Run(config, work, embedder, progress or NoProgress())
+    run = _Run(config, work, embedder, progress or NoProgress(), resolve_splade(config))
     _publish_build(root, plans, old, run, listing)
     report.skipped += work.skipped
     report.warnings += work.warnings

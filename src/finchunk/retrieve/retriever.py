@@ -83,8 +83,10 @@ class InMemoryTexts:
         texts: Sequence[str],
         documents: DocumentMap | Callable[[], DocumentMap] | None = None,
         vectors: Mapping[str, np.ndarray] | None = None,
+        impacts: tuple[str, Callable[[np.ndarray], Any]] | None = None,
     ) -> None:
         self._texts = list(texts)
+        self._impacts = impacts
         self._documents_of = documents if callable(documents) else None
         self._documents = None if callable(documents) else documents
         self._check_documents()
@@ -132,6 +134,13 @@ class InMemoryTexts:
                 else DenseIndex(np.asarray(stored, dtype=np.float32), embedder)
             )
         return self._dense[embedder.name]
+
+    def impacts_for(self, model: str) -> Callable[[np.ndarray], Any] | None:
+        """The stored SPLADE impacts of ``model`` by position (an index's, for a subset
+        of it), or None: a SPLADE rerank encodes its candidates."""
+        if self._impacts is None or self._impacts[0] != model:
+            return None
+        return self._impacts[1]
 
     def candidate_vectors(self, embedder: Embedder) -> CandidateVectors:
         if embedder.name not in self._candidates:
@@ -483,7 +492,9 @@ def _dense_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
 def _splade_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
     from finchunk.retrieve.splade import SpladeReranker, load_splade
 
-    return SpladeReranker(source.texts_at, load_splade())
+    splade = load_splade()
+    stored = getattr(source, "impacts_for", None)  # sources that may store impacts
+    return SpladeReranker(source.texts_at, splade, stored(splade.name) if stored else None)
 
 
 def _model_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:

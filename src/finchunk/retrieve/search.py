@@ -261,7 +261,12 @@ def index_plan(
         meta = index.meta_index
         for issuer in meta.mentions(query).issuers:
             entities.append(source.doc_ids(meta.mask([Filter("issuer", issuer)])))
-    facts = SourceFacts(len(index.manifest.documents), index.size, index.header.model)
+    facts = SourceFacts(
+        len(index.manifest.documents),
+        index.size,
+        index.header.model,
+        splade=index.header.splade_model,
+    )
     return make_plan(
         query,
         parse_named(options.retriever),

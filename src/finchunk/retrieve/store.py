@@ -34,7 +34,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
@@ -61,6 +61,7 @@ from finchunk.retrieve.segments import (
     CARDS_DIR,
     CHUNKS,
     DOCUMENTS,
+    SPLADE_DIR,
     VECTORS,
     fsync_tree,
     positions_of,
@@ -80,6 +81,7 @@ if TYPE_CHECKING:  # the retriever stack is imported when a retriever is asked f
     from finchunk.retrieve.priors import PriorParams
     from finchunk.retrieve.rerank import CandidateVectors
     from finchunk.retrieve.retriever import InMemoryTexts, RetrieverSpec
+    from finchunk.retrieve.splade import Impacts
 
 #: 3: each segment holds its documents' card postings (``cards/``), each entry its card.
 FORMAT = 3
@@ -136,6 +138,7 @@ class Manifest:
     live_card_df: list[str] = field(default_factory=list)  # segments with a live_card_df file
     positions: list[str] = field(default_factory=list)  # segments with a positions file
     listing: str = ""  # digest of the files' ids, paths and stats (build._listing)
+    splade: dict[str, Any] | None = None  # {"model", "scale"} of stored SPLADE impacts
 
     def to_json(self) -> str:
         """The manifest without its documents (:meth:`documents_json`), a field per line."""
@@ -169,6 +172,11 @@ class Manifest:
     @property
     def model(self) -> str | None:
         return self.dense["model"] if self.dense else None
+
+    @property
+    def splade_model(self) -> str | None:
+        """The SPLADE model whose document weights the segments store (None: none)."""
+        return self.splade["model"] if self.splade else None
 
 
 @cache
@@ -365,6 +373,7 @@ class Index:
         self._vectors: np.ndarray | None = None
         self._dense: dict[str, DenseIndex] = {}
         self._candidates: dict[str, CandidateVectors] = {}
+        self._impacts: list[Impacts] | None = None
 
     @classmethod
     def open(
@@ -550,7 +559,14 @@ class Index:
         def documents() -> DocumentMap:
             return self.documents.subset(positions)
 
-        return InMemoryTexts(self.texts_at(positions), documents, stored)
+        impacts = None
+        if self.header.splade_model is not None:
+
+            def impacts_at(at: np.ndarray) -> Impacts:
+                return self.splade_impacts(positions[at])
+
+            impacts = (self.header.splade_model, impacts_at)
+        return InMemoryTexts(self.texts_at(positions), documents, stored, impacts)
 
     def document_rows(self) -> dict[str, dict[str, Any]]:
         """The live documents' rows by id (each segment's rows that the manifest uses)."""
@@ -669,6 +685,38 @@ class Index:
             else:
                 self._vectors = np.concatenate(parts)[gather]
         return self._vectors
+
+    def impacts_for(self, model: str) -> Callable[[np.ndarray], Impacts] | None:
+        """:meth:`splade_impacts` when the index stores ``model``'s impacts on today's grid,
+        else None (a SPLADE rerank then encodes its candidates)."""
+        from finchunk.retrieve.splade import IMPACT_SCALE
+
+        splade = self.header.splade
+        if splade is None or splade.get("model") != model or splade.get("scale") != IMPACT_SCALE:
+            return None
+        return self.splade_impacts
+
+    def splade_impacts(self, positions: np.ndarray) -> Impacts:
+        """The stored SPLADE impacts of the chunks at ``positions`` (in that order), read
+        from their segments' memory-mapped rows; the index must store them
+        (:attr:`Manifest.splade_model`)."""
+        from finchunk.retrieve.splade import IMPACT_SCALE, Impacts
+
+        splade = self.header.splade
+        if splade is None or splade.get("scale") != IMPACT_SCALE:
+            raise InputError(f"{self.root}: this index stores no SPLADE impacts of this grid")
+        if self._impacts is None:
+            self._impacts = [Impacts.load(self.root / s / SPLADE_DIR) for s in self.header.segments]
+        seg, rows = self._locate(np.asarray(positions, dtype=np.int64))
+        order = np.argsort(seg, kind="stable")
+        parts = [
+            self._impacts[k].take(rows[order][seg[order] == k])
+            for k in sorted(set(seg.tolist()))
+        ]
+        together = Impacts.concat(parts)
+        back = np.empty_like(order)
+        back[order] = np.arange(order.size)
+        return together.take(back)
 
     def dense(self, embedder: Embedder | None = None) -> DenseIndex:
         from finchunk.retrieve.dense import DenseIndex, make_embedder
