@@ -32,6 +32,7 @@ from finchunk.evaluate.measures import (
     Measure,
     Recall,
     compare,
+    count_retrieved,
     score,
 )
 from finchunk.evaluate.runs import Query, Run, rank
@@ -95,6 +96,7 @@ class EvalSettings:
     budgets: tuple[int, ...] = ()
     filter_policy: AutoFilterPolicy | None = None
     filter_statistics: FilterStatistics = FilterStatistics.KEPT
+    evidence: bool = True  # score evidence delivery at every budget too
 
     def __post_init__(self) -> None:
         if not 0 < self.threshold <= 1:
@@ -309,11 +311,17 @@ def comparison_rows(
     return rows
 
 
-def budget_rows(vr: VariantRun, gold: GoldSet, settings: EvalSettings) -> list[dict[str, Any]]:
+def budget_rows(
+    vr: VariantRun, gold: GoldSet, settings: EvalSettings, evidence: EvidenceRun | None = None
+) -> list[dict[str, Any]]:
     """Per budget: recall, chunks and characters delivered when delivery stops at the first
-    chunk that does not fit, and when it packs (skips it and goes on)."""
+    chunk that does not fit, when it packs (skips it and goes on), and (given ``evidence``)
+    when it delivers evidence units (:mod:`finchunk.retrieve.evidence`; ``chunks`` are then
+    pieces)."""
     rows = []
     for chars in settings.budgets:
+        if evidence is not None:
+            rows.append({**_variant_keys(vr.variant), **evidence.row(vr.run, gold, chars)})
         for skip in (False, True):
             cut = Budget(chars, skip)
             ms = (Recall(cut, settings.threshold), Delivered(cut), Chars(cut))
@@ -329,6 +337,47 @@ def budget_rows(vr: VariantRun, gold: GoldSet, settings: EvalSettings) -> list[d
                 }
             )
     return rows
+
+
+class EvidenceRun:
+    """Evidence delivery over a run's rankings, scored at a budget: the units of a corpus
+    are cut and indexed once, each question's delivery is kept per budget."""
+
+    def __init__(self, corpus: Corpus, threshold: float) -> None:
+        from finchunk.retrieve.evidence import UnitCache, UnitIndex
+
+        self.documents = {d.id: d for d in corpus.documents}
+        self.texts = {q.id: q.text for q in corpus.questions}
+        self.cache = UnitCache(self.documents)
+        self.index = UnitIndex(self.cache)
+        self.threshold = threshold
+
+    def delivered(self, run: Run, qid: str, budget: int) -> Any:
+        from finchunk.retrieve.evidence import Hit, deliver_evidence
+
+        hits = [Hit(h.doc_id, h.spans, h.score) for h in run.get(qid)]
+        return deliver_evidence(
+            self.texts[qid], [hits], self.documents, budget, cache=self.cache, index=self.index
+        )
+
+    def per_query(self, run: Run, gold: GoldSet, budget: int) -> dict[str, tuple[float, int, int]]:
+        """Per question: recall, pieces and characters delivered."""
+        out = {}
+        for g in gold:
+            ev = self.delivered(run, g.id, budget)
+            found = count_retrieved(ev.pieces, g, self.threshold)
+            out[g.id] = (found / g.evidence if g.evidence else 0.0, len(ev.pieces), len(ev.text()))
+        return out
+
+    def row(self, run: Run, gold: GoldSet, budget: int) -> dict[str, Any]:
+        values = list(self.per_query(run, gold, budget).values()) or [(0.0, 0, 0)]
+        return {
+            "budget": budget,
+            "packing": "evidence",
+            "recall": round(fmean(v[0] for v in values), 4),
+            "chunks": round(fmean(v[1] for v in values), 2),
+            "chars": round(fmean(v[2] for v in values), 1),
+        }
 
 
 def evaluate_runs(
@@ -359,7 +408,8 @@ def evaluate_runs(
         report["by_type"].extend(by_type)
         report["chunks"].append(chunk_row(vr))
         if settings.budgets:
-            report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings))
+            ev = EvidenceRun(corpus, settings.threshold) if settings.evidence else None
+            report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings, ev))
         per_query.append((v.name, recall_per_query(vr, gold, compare_k, settings.threshold)))
         if on_run is not None:
             on_run(vr)

@@ -1,0 +1,521 @@
+"""Evidence delivery: score units finer than chunks, deliver the best within a budget, with the
+context that gives them meaning.
+
+A chunk is a retrieval unit sized for a ranking; a context window is a budget. Delivering
+whole chunks pays for text the question did not need and for the chunk's header once per
+chunk. Evidence delivery works over any chunker's ranking:
+
+1. **Units.** The elements the top ``pool`` chunks touch (a paragraph, a table, a note, a list;
+   headings and page furniture are context, not units). An element longer than
+   ``unit_max`` characters is cut into windows: a table into groups of whole rows, each
+   carrying the table's column-header rows as context; text and lists into runs of whole
+   sentences or lines.
+2. **Scores.** Each unit's score mixes the best score of the chunks that hold it (scaled
+   by the top chunk's) with its own BM25 score against the question among the units of the
+   pool (scaled the same way): ``weight * chunk + (1 - weight) * unit``.
+3. **Packing.** Best first, each unit that still fits the budget is delivered with what
+   it needs that is not delivered yet: its section's header line (once per document
+   section, not once per chunk), a table's caption and column-header rows. A unit citing a
+   note (``Element.cites``) brings the note next, when it fits. With several groups (one
+   ranking per entity a comparison question names), the groups take turns.
+
+What is delivered is :class:`Evidence`: pieces (document, spans, pages, the context spans
+they brought) grouped in blocks, one per document section; :meth:`Evidence.text` renders
+them (one block per section, its header once, pieces in document order, optionally each
+with its citation) and :meth:`Evidence.to_json` gives the same content to programs. The
+rendered text never exceeds the budget: ``len(evidence.text()) <= budget`` (in characters,
+or in cl100k tokens counted piece by piece, an upper bound). A budget too small for any
+unit delivers the start of the best one and says so (``Evidence.note``).
+
+Spans are offsets into ``Document.text``; nothing is recovered by searching text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from finchunk.chunk.header import context_header
+from finchunk.chunk.tablectx import _lines, header_rows_end, is_caption
+from finchunk.errors import InputError
+from finchunk.model import Document, Element, ElementKind, Span, merge_spans
+
+#: Elements longer than this are cut into windows (characters).
+UNIT_MAX = 600
+#: Tables longer than this are cut into row groups (characters): a table is usually read
+#: whole, and its gold passage is the whole table.
+TABLE_MAX = 1500
+#: Candidate units come from this many top chunks.
+POOL = 5
+#: Share of a unit's score that comes from its chunk's score (the rest: its own BM25).
+WEIGHT = 0.7
+PIECE_JOINER = "\n\n"
+BLOCK_JOINER = "\n\n"
+LINE_JOINER = "\n"
+_UNIT_KINDS = (ElementKind.TEXT, ElementKind.TABLE, ElementKind.NOTE, ElementKind.LIST)
+_SENTENCE = re.compile(r"(?<=[.;:!?])\s+(?=\S)")
+
+Cost = Callable[[str], int]
+
+
+def chars(text: str) -> int:
+    return len(text)
+
+
+def cl100k_tokens(text: str) -> int:
+    from finchunk.chunk.tokens import cl100k
+
+    return len(cl100k().encode_ordinary(text))
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A scoring unit: ``spans`` are its own text, ``context`` what it needs to be read
+    (a table's caption and column-header rows), both offsets into its document."""
+
+    doc_id: str
+    element: int  # index into doc.elements
+    spans: tuple[Span, ...]
+    context: tuple[Span, ...] = ()
+
+
+def _windows(doc: Document, start: int, end: int, size: int, lines: bool) -> list[Span]:
+    """Runs of whole sentences (or lines) of ``doc.text[start:end]``, each at most ``size``
+    characters unless one sentence alone is longer."""
+    if lines:
+        parts = _lines(doc, start, end)
+    else:
+        parts, pos = [], start
+        for m in _SENTENCE.finditer(doc.text, start, end):
+            parts.append((pos, m.start()))
+            pos = m.end()
+        parts.append((pos, end))
+    out: list[Span] = []
+    for s, e in parts:
+        if out and e - out[-1][0] <= size:
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return [(s, e) for s, e in out if e > s]
+
+
+def _caption(doc: Document, i: int) -> tuple[Span, ...]:
+    """The caption line right above table ``i`` (same section), if there is one."""
+    if i == 0:
+        return ()
+    e = doc.elements[i - 1]
+    same = e.kind is ElementKind.TEXT and e.section == doc.elements[i].section
+    if same and is_caption(doc.element_text(e)):
+        return (e.span,)
+    return ()
+
+
+def element_units(
+    doc: Document, i: int, unit_max: int = UNIT_MAX, table_max: int = TABLE_MAX
+) -> list[Unit]:
+    """The units of element ``i`` of ``doc`` (none for headings and furniture)."""
+    e = doc.elements[i]
+    if e.kind not in _UNIT_KINDS or e.end <= e.start:
+        return []
+    if e.kind is ElementKind.TABLE:
+        caption = _caption(doc, i)
+        if len(e) <= table_max:
+            return [Unit(doc.id, i, (e.span,), caption)]
+        head_end = header_rows_end(doc, e)
+        head = (e.start, head_end)
+        rows = _windows(doc, head_end, e.end, unit_max // 2, lines=True)
+        return [Unit(doc.id, i, (r,), (*caption, head)) for r in rows]
+    if len(e) <= unit_max:
+        return [Unit(doc.id, i, (e.span,))]
+    lines = e.kind is ElementKind.LIST
+    return [Unit(doc.id, i, (w,)) for w in _windows(doc, e.start, e.end, unit_max // 2, lines)]
+
+
+class UnitCache:
+    """Units per document element, computed once per document (keyed by document id)."""
+
+    def __init__(
+        self,
+        documents: Mapping[str, Document],
+        unit_max: int = UNIT_MAX,
+        table_max: int = TABLE_MAX,
+    ) -> None:
+        self.documents = documents
+        self.unit_max, self.table_max = unit_max, table_max
+        self._starts: dict[str, np.ndarray] = {}
+        self._ends: dict[str, np.ndarray] = {}
+        self._units: dict[tuple[str, int], list[Unit]] = {}
+
+    def _bounds(self, doc: Document) -> tuple[np.ndarray, np.ndarray]:
+        if doc.id not in self._starts:
+            self._starts[doc.id] = np.array([e.start for e in doc.elements], dtype=np.int64)
+            self._ends[doc.id] = np.array([e.end for e in doc.elements], dtype=np.int64)
+        return self._starts[doc.id], self._ends[doc.id]
+
+    def units(self, doc: Document, i: int) -> list[Unit]:
+        key = (doc.id, i)
+        if key not in self._units:
+            self._units[key] = element_units(doc, i, self.unit_max, self.table_max)
+        return self._units[key]
+
+    def within(self, doc_id: str, spans: Sequence[Span]) -> list[Unit]:
+        """The units overlapping ``spans`` of document ``doc_id``, in document order."""
+        doc = self.documents.get(doc_id)
+        if doc is None:
+            raise InputError(f"evidence: document {doc_id!r} is not in the corpus")
+        starts, ends = self._bounds(doc)
+        out: list[Unit] = []
+        for s, e in spans:
+            for i in np.flatnonzero((starts < e) & (ends > s)).tolist():
+                out.extend(u for u in self.units(doc, i) if _overlaps(u.spans, s, e))
+        return list(dict.fromkeys(out))
+
+
+class UnitIndex:
+    """BM25 over every unit of a corpus, each indexed with its context header (document line
+    and section path) as a chunk with its header is: a unit then scores with the corpus's
+    statistics rather than those of a few candidates."""
+
+    def __init__(self, cache: UnitCache) -> None:
+        from finchunk.retrieve.bm25 import BM25Index
+
+        self.cache = cache
+        self.units: list[Unit] = []
+        for doc in cache.documents.values():
+            for i in range(len(doc.elements)):
+                self.units.extend(cache.units(doc, i))
+        self.position = {u: n for n, u in enumerate(self.units)}
+        self.bm25 = BM25Index(_unit_text(cache.documents[u.doc_id], u) for u in self.units)
+
+    def scores(self, question: str) -> np.ndarray:
+        return self.bm25.scores(question).astype(np.float64)
+
+
+def _unit_text(doc: Document, u: Unit) -> str:
+    head = context_header(doc, doc.elements[u.element].section)
+    return f"{head}\n" + "\n".join(doc.text[s:e] for s, e in (*u.context, *u.spans))
+
+
+def _overlaps(spans: Sequence[Span], s: int, e: int) -> bool:
+    return any(a < e and b > s for a, b in spans)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One ranked chunk as evidence delivery reads it (a ScoredChunk has these fields)."""
+
+    doc_id: str
+    spans: tuple[Span, ...]
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A delivered unit: its spans, the context spans it brought (not delivered before),
+    its section, pages and score."""
+
+    doc_id: str
+    spans: tuple[Span, ...]
+    context: tuple[Span, ...]
+    section: tuple[str, ...]
+    pages: tuple[int, ...]
+    score: float
+    truncated: bool = False
+
+    @property
+    def all_spans(self) -> tuple[Span, ...]:
+        """Every span the piece delivers (context first)."""
+        return (*self.context, *self.spans)
+
+    def text(self, doc: Document) -> str:
+        return PIECE_JOINER.join(doc.text[s:e] for s, e in self.all_spans)
+
+    def citation(self) -> str:
+        pages = f" p. {','.join(map(str, self.pages))}" if self.pages else ""
+        spans = ",".join(f"{s}-{e}" for s, e in merge_spans(self.all_spans))
+        return f"[{self.doc_id}{pages} @{spans}]"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What evidence delivery chose, in delivery order, and how it renders."""
+
+    pieces: tuple[Piece, ...]
+    documents: Mapping[str, Document] = field(repr=False)
+    budget: int
+    unit: str = "chars"
+    cite: bool = False
+    note: str = ""
+
+    @property
+    def truncated(self) -> bool:
+        return any(p.truncated for p in self.pieces)
+
+    def blocks(self) -> list[tuple[tuple[str, tuple[str, ...]], list[Piece]]]:
+        """Pieces grouped by (document, section), blocks in order of first delivery,
+        pieces in document order within a block."""
+        groups: dict[tuple[str, tuple[str, ...]], list[Piece]] = {}
+        for p in self.pieces:
+            groups.setdefault((p.doc_id, p.section), []).append(p)
+        return [(k, sorted(v, key=lambda p: p.all_spans[0])) for k, v in groups.items()]
+
+    def header(self, doc_id: str, section: tuple[str, ...]) -> str:
+        return context_header(self.documents[doc_id], section)
+
+    def text(self) -> str:
+        """One block per document section: its header line once, then its pieces."""
+        out = []
+        for (doc_id, section), pieces in self.blocks():
+            doc = self.documents[doc_id]
+            body = PIECE_JOINER.join(_piece_text(p, doc, self.cite) for p in pieces)
+            out.append(f"{self.header(doc_id, section)}{LINE_JOINER}{body}")
+        return BLOCK_JOINER.join(out)
+
+    def to_json(self) -> dict[str, Any]:
+        blocks = []
+        for (doc_id, section), pieces in self.blocks():
+            doc = self.documents[doc_id]
+            blocks.append(
+                {
+                    "doc_id": doc_id,
+                    "section": list(section),
+                    "header": self.header(doc_id, section),
+                    "pieces": [
+                        {
+                            "text": p.text(doc),
+                            "spans": [list(s) for s in p.spans],
+                            "context": [list(s) for s in p.context],
+                            "pages": list(p.pages),
+                            "score": round(p.score, 6),
+                            "truncated": p.truncated,
+                        }
+                        for p in pieces
+                    ],
+                }
+            )
+        return {"budget": self.budget, "unit": self.unit, "note": self.note, "blocks": blocks}
+
+
+def _piece_text(p: Piece, doc: Document, cite: bool) -> str:
+    text = p.text(doc)
+    return f"{text} {p.citation()}" if cite else text
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceSettings:
+    """Evidence delivery's parameters (defaults chosen on the development sets)."""
+
+    pool: int = POOL
+    weight: float = WEIGHT
+    unit_max: int = UNIT_MAX
+    table_max: int = TABLE_MAX
+    #: a unit citing a note brings the note next (off: demo recall 0.768 on, 0.770 off @1200)
+    notes: bool = False
+
+    def __post_init__(self) -> None:
+        if self.pool < 1:
+            raise InputError(f"evidence: pool must be at least 1 chunk, got {self.pool}")
+        if not 0.0 <= self.weight <= 1.0:
+            raise InputError(f"evidence: weight must be in [0, 1], got {self.weight}")
+        if self.unit_max < 20:
+            raise InputError(f"evidence: unit_max must be at least 20, got {self.unit_max}")
+
+
+@dataclass
+class _Candidate:
+    unit: Unit
+    score: float
+    group: int
+
+
+def _scaled(values: np.ndarray) -> np.ndarray:
+    top = float(values.max()) if values.size else 0.0
+    return values / top if top > 0 else np.zeros_like(values)
+
+
+def _candidates(
+    question: str,
+    groups: Sequence[Sequence[Hit]],
+    cache: UnitCache,
+    settings: EvidenceSettings,
+    index: UnitIndex | None = None,
+) -> list[_Candidate]:
+    """Every unit of each group's top chunks, scored (a unit in several groups: its first)."""
+    from finchunk.retrieve.bm25 import BM25Index
+
+    units: dict[Unit, tuple[float, int]] = {}
+    for g, hits in enumerate(groups):
+        top = hits[: settings.pool]
+        chunk_scores = _scaled(np.array([max(h.score, 0.0) for h in top], dtype=np.float64))
+        for h, cs in zip(top, chunk_scores.tolist(), strict=True):
+            for u in cache.within(h.doc_id, h.spans):
+                best = units.get(u)
+                if best is None or (best[1] == g and cs > best[0]):
+                    units[u] = (cs, g if best is None else best[1])
+    if not units:
+        return []
+    listed = list(units)
+    if index is not None:
+        every = index.scores(question)
+        own = _scaled(np.maximum(every[[index.position[u] for u in listed]], 0.0))
+    else:
+        texts = [_unit_text(cache.documents[u.doc_id], u) for u in listed]
+        own = _scaled(np.maximum(BM25Index(texts).scores(question).astype(np.float64), 0.0))
+    w = settings.weight
+    return [
+        _Candidate(u, w * units[u][0] + (1 - w) * float(o), units[u][1])
+        for u, o in zip(listed, own.tolist(), strict=True)
+    ]
+
+
+class _Packer:
+    """The delivered pieces and their exact rendered cost, piece by piece."""
+
+    def __init__(
+        self, documents: Mapping[str, Document], budget: int, cost: Cost, cite: bool
+    ) -> None:
+        self.documents, self.budget, self.cost, self.cite = documents, budget, cost, cite
+        self.spent = 0
+        self.pieces: list[Piece] = []
+        self.blocks: set[tuple[str, tuple[str, ...]]] = set()
+        self.delivered: dict[str, list[Span]] = {}
+
+    def _new(self, doc_id: str, spans: Sequence[Span]) -> tuple[Span, ...]:
+        """The parts of ``spans`` not delivered yet."""
+        done = self.delivered.get(doc_id, [])
+        out: list[Span] = []
+        for s, e in spans:
+            pieces = [(s, e)]
+            for a, b in done:
+                pieces = [
+                    part
+                    for ps, pe in pieces
+                    for part in ((ps, min(pe, a)), (max(ps, b), pe))
+                    if part[1] > part[0]
+                ]
+            out.extend(pieces)
+        return tuple(out)
+
+    def piece(self, unit: Unit, score: float) -> Piece | None:
+        """The piece ``unit`` would add (None: all of it is delivered already)."""
+        doc = self.documents[unit.doc_id]
+        spans = self._new(unit.doc_id, unit.spans)
+        if not spans:
+            return None
+        context = self._new(unit.doc_id, unit.context)
+        pages = tuple(dict.fromkeys(doc.page_at(s) for s, _ in spans if doc.pages)) or ()
+        section = doc.elements[unit.element].section
+        return Piece(unit.doc_id, spans, context, section, pages, score)  # type: ignore[arg-type]
+
+    def price(self, p: Piece) -> int:
+        doc = self.documents[p.doc_id]
+        extra = self.cost(_piece_text(p, doc, self.cite))
+        if (p.doc_id, p.section) in self.blocks:
+            return extra + self.cost(PIECE_JOINER)
+        head = self.cost(context_header(doc, p.section)) + self.cost(LINE_JOINER)
+        return extra + head + (self.cost(BLOCK_JOINER) if self.blocks else 0)
+
+    def add(self, p: Piece, price: int) -> None:
+        self.spent += price
+        self.pieces.append(p)
+        self.blocks.add((p.doc_id, p.section))
+        done = self.delivered.setdefault(p.doc_id, [])
+        done[:] = merge_spans([*done, *p.all_spans])
+
+
+def _cited_notes(doc: Document, element: Element, group: int, score: float) -> list[_Candidate]:
+    if not element.cites:
+        return []
+    return [
+        _Candidate(Unit(doc.id, i, (e.span,)), score, group)
+        for i, e in enumerate(doc.elements)
+        if e.kind is ElementKind.NOTE and e.mark in element.cites
+    ]
+
+
+def _truncated(
+    packer: _Packer, best: _Candidate, unit: str, budget: int
+) -> tuple[tuple[Piece, ...], str]:
+    """The start of the best unit, cut to the budget (in document characters)."""
+    p = packer.piece(best.unit, best.score)
+    assert p is not None
+    doc = packer.documents[p.doc_id]
+    s, e = p.spans[0]
+    # without its context and citation: the unit's own text, cut to what fits
+    bare = Piece(p.doc_id, ((s, e),), (), p.section, p.pages, p.score, True)
+    head = packer.price(bare) - packer.cost(bare.text(doc))
+    room = budget - head - (packer.cost(bare.citation()) + 1 if packer.cite else 0)
+    end = s
+    if room > 0:
+        lo, hi = s, e  # the longest prefix whose cost fits (cost grows with length)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if packer.cost(doc.text[s:mid]) <= room:
+                lo = mid
+            else:
+                hi = mid - 1
+        end = lo
+    note = (
+        f"budget of {budget} {unit} too small for the best unit "
+        f"({packer.price(p)} {unit}): its first {end - s} characters delivered"
+    )
+    if end <= s:
+        return (), note.replace(f"its first {end - s} characters delivered", "nothing delivered")
+    return (Piece(p.doc_id, ((s, end),), (), p.section, p.pages, p.score, True),), note
+
+
+def deliver_evidence(
+    question: str,
+    groups: Sequence[Sequence[Hit]],
+    documents: Mapping[str, Document],
+    budget: int,
+    *,
+    settings: EvidenceSettings = EvidenceSettings(),
+    tokens: bool = False,
+    cite: bool = False,
+    cache: UnitCache | None = None,
+    index: UnitIndex | None = None,
+) -> Evidence:
+    """The best evidence for ``question`` from one ranking (or one per entity, taking
+    turns) within ``budget`` characters (cl100k tokens with ``tokens``)."""
+    unit = "tokens" if tokens else "chars"
+    if budget < 1:
+        raise InputError(f"--budget must be a positive number of {unit}, not {budget}")
+    cache = cache or UnitCache(documents, settings.unit_max, settings.table_max)
+    cands = _candidates(question, groups, cache, settings, index)
+    packer = _Packer(documents, budget, cl100k_tokens if tokens else chars, cite)
+    queues = [
+        sorted((c for c in cands if c.group == g), key=lambda c: -c.score)
+        for g in range(len(groups))
+    ]
+    while any(queues):
+        for q in queues:
+            _take_one(packer, q, settings)
+    note = ""
+    if not packer.pieces and cands:
+        best = max(cands, key=lambda c: c.score)
+        pieces, note = _truncated(packer, best, unit, budget)
+        packer.pieces.extend(pieces)
+    return Evidence(tuple(packer.pieces), documents, budget, unit, cite, note)
+
+
+def _take_one(packer: _Packer, queue: list[_Candidate], settings: EvidenceSettings) -> None:
+    """Deliver the best unit of ``queue`` that fits (dropping those that do not or are
+    delivered already); a unit citing notes queues them next."""
+    while queue:
+        c = queue.pop(0)
+        p = packer.piece(c.unit, c.score)
+        if p is None:
+            continue
+        price = packer.price(p)
+        if packer.spent + price > packer.budget:
+            continue
+        packer.add(p, price)
+        if settings.notes:
+            doc = packer.documents[c.unit.doc_id]
+            queue[:0] = _cited_notes(doc, doc.elements[c.unit.element], c.group, c.score)
+        return
