@@ -343,7 +343,7 @@ class EvidenceRun:
     """Evidence delivery over a run's rankings, scored at a budget: the units of a corpus
     are cut and indexed once, each question's delivery is kept per budget."""
 
-    def __init__(self, corpus: Corpus, threshold: float) -> None:
+    def __init__(self, corpus: Corpus, threshold: float, per_entity: bool = True) -> None:
         from finchunk.retrieve.evidence import UnitCache, UnitIndex
 
         self.documents = {d.id: d for d in corpus.documents}
@@ -351,13 +351,18 @@ class EvidenceRun:
         self.cache = UnitCache(self.documents)
         self.index = UnitIndex(self.cache)
         self.threshold = threshold
+        named = _Named(corpus, AutoFilterPolicy()) if per_entity else None
+        self.entities = {q.id: named.entities(q.text) if named else () for q in corpus.answerable}
 
     def delivered(self, run: Run, qid: str, budget: int) -> Any:
-        from finchunk.retrieve.evidence import Hit, deliver_evidence
+        """Evidence for the question within ``budget``; a question naming several issuers
+        gets a slot per issuer (its ranking split by their documents, taking turns)."""
+        from finchunk.retrieve.evidence import Hit, deliver_evidence, split_by_entity
 
         hits = [Hit(h.doc_id, h.spans, h.score) for h in run.get(qid)]
+        groups = split_by_entity(hits, self.entities.get(qid, ()))
         return deliver_evidence(
-            self.texts[qid], [hits], self.documents, budget, cache=self.cache, index=self.index
+            self.texts[qid], groups, self.documents, budget, cache=self.cache, index=self.index
         )
 
     def per_query(self, run: Run, gold: GoldSet, budget: int) -> dict[str, tuple[float, int, int]]:

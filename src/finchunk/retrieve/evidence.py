@@ -213,6 +213,19 @@ class Hit:
     score: float
 
 
+def split_by_entity(hits: Sequence[Hit], entities: Sequence[Sequence[str]]) -> list[list[Hit]]:
+    """One ranking per entity (the hits of its documents, in rank order) when the question
+    names several, so that each gets a slot in turn; else the ranking as one group. Hits of
+    no entity's documents stay in a last group."""
+    if len(entities) < 2:
+        return [list(hits)]
+    owner = {d: g for g, docs in enumerate(entities) for d in docs}
+    groups: list[list[Hit]] = [[] for _ in range(len(entities) + 1)]
+    for h in hits:
+        groups[owner.get(h.doc_id, len(entities))].append(h)
+    return [g for g in groups if g]
+
+
 @dataclass(frozen=True, slots=True)
 class Piece:
     """A delivered unit: its spans, the context spans it brought (not delivered before),
