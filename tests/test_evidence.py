@@ -159,3 +159,20 @@ def test_bad_budget_is_an_input_error() -> None:
     docs = _docs()
     with pytest.raises(InputError, match="--budget"):
         deliver_evidence("x", [_hits(docs)], docs, 0)
+
+
+def test_eval_scores_evidence_at_every_budget(tmp_path) -> None:
+    from finchunk.chunk import Structure
+    from finchunk.evaluate.corpus import read_corpus
+    from finchunk.evaluate.harness import EvalSettings, Variant, evaluate
+    from tests.test_eval import write_corpus
+
+    corpus = read_corpus(*write_corpus(tmp_path))
+    report = evaluate(
+        corpus, [Variant("structure", Structure())], [1], EvalSettings(budgets=(300, 900))
+    )
+    rows = [r for r in report["budgets"] if r["packing"] == "evidence"]
+    assert [r["budget"] for r in rows] == [300, 900]
+    for r in rows:
+        assert r["chars"] <= r["budget"]
+        assert set(r["by_type"]) == {q.type for q in corpus.answerable}

@@ -31,6 +31,7 @@ from finchunk.evaluate.measures import (
     Delivered,
     Measure,
     Recall,
+    answer_found,
     compare,
     count_retrieved,
     score,
@@ -317,26 +318,57 @@ def budget_rows(
     """Per budget: recall, chunks and characters delivered when delivery stops at the first
     chunk that does not fit, when it packs (skips it and goes on), and (given ``evidence``)
     when it delivers evidence units (:mod:`finchunk.retrieve.evidence`; ``chunks`` are then
-    pieces)."""
+    pieces); each with recall by question type and, where the questions' answers are known,
+    answer-bearing recall (:func:`~finchunk.evaluate.measures.answer_found`)."""
     rows = []
+    answers = evidence.answers if evidence is not None else {}
+    text_of = dict(zip((c.id for c in vr.chunks), vr.texts, strict=True)) if answers else {}
     for chars in settings.budgets:
         if evidence is not None:
-            rows.append({**_variant_keys(vr.variant), **evidence.row(vr.run, gold, chars)})
+            per = evidence.per_query(vr.run, gold, chars)
+            rows.append(_budget_row(vr, gold, chars, "evidence", per))
         for skip in (False, True):
             cut = Budget(chars, skip)
             ms = (Recall(cut, settings.threshold), Delivered(cut), Chars(cut))
             s = score(vr.run, gold, ms)
-            rows.append(
-                {
-                    **_variant_keys(vr.variant),
-                    "budget": chars,
-                    "packing": "skip" if skip else "stop",
-                    "recall": round(s.mean(ms[0]), 4),
-                    "chunks": round(s.mean(ms[1]), 2),
-                    "chars": round(s.mean(ms[2]), 1),
-                }
-            )
+            per = {}
+            for g in gold:
+                found = None
+                if answers.get(g.id):
+                    delivered = "\n\n".join(
+                        text_of[c.chunk_id] for c in cut.apply(vr.run.get(g.id))
+                    )
+                    found = answer_found(answers[g.id], delivered)
+                values = s.per_query
+                per[g.id] = (values[ms[0]][g.id], values[ms[1]][g.id], values[ms[2]][g.id], found)
+            rows.append(_budget_row(vr, gold, chars, "skip" if skip else "stop", per))
     return rows
+
+
+PerQuery = dict[str, tuple[float, float, float, bool | None]]
+
+
+def _budget_row(
+    vr: VariantRun, gold: GoldSet, budget: int, packing: str, per: PerQuery
+) -> dict[str, Any]:
+    """One budget row from per-question (recall, chunks, chars, answer found or None)."""
+    values = list(per.values()) or [(0.0, 0.0, 0.0, None)]
+    row = {
+        **_variant_keys(vr.variant),
+        "budget": budget,
+        "packing": packing,
+        "recall": round(fmean(v[0] for v in values), 4),
+        "chunks": round(fmean(v[1] for v in values), 2),
+        "chars": round(fmean(v[2] for v in values), 1),
+    }
+    known = [v[3] for v in values if v[3] is not None]
+    if known:
+        row["answer"] = round(fmean(float(f) for f in known), 4)
+        row["answer_questions"] = len(known)
+    row["by_type"] = {
+        t: round(fmean(per[g.id][0] for g in gold if g.type == t), 4) for t in gold.types
+    }
+    return row
 
 
 class EvidenceRun:
@@ -348,6 +380,7 @@ class EvidenceRun:
 
         self.documents = {d.id: d for d in corpus.documents}
         self.texts = {q.id: q.text for q in corpus.questions}
+        self.answers = {q.id: q.answer for q in corpus.questions if q.answer}
         self.cache = UnitCache(self.documents)
         self.index = UnitIndex(self.cache)
         self.threshold = threshold
@@ -365,24 +398,22 @@ class EvidenceRun:
             self.texts[qid], groups, self.documents, budget, cache=self.cache, index=self.index
         )
 
-    def per_query(self, run: Run, gold: GoldSet, budget: int) -> dict[str, tuple[float, int, int]]:
-        """Per question: recall, pieces and characters delivered."""
-        out = {}
+    def per_query(self, run: Run, gold: GoldSet, budget: int) -> PerQuery:
+        """Per question: recall, pieces and characters delivered, answer found (None: the
+        answer is not known)."""
+        out: PerQuery = {}
         for g in gold:
             ev = self.delivered(run, g.id, budget)
             found = count_retrieved(ev.pieces, g, self.threshold)
-            out[g.id] = (found / g.evidence if g.evidence else 0.0, len(ev.pieces), len(ev.text()))
+            text = ev.text()
+            answer = self.answers.get(g.id)
+            out[g.id] = (
+                found / g.evidence if g.evidence else 0.0,
+                float(len(ev.pieces)),
+                float(len(text)),
+                answer_found(answer, text) if answer else None,
+            )
         return out
-
-    def row(self, run: Run, gold: GoldSet, budget: int) -> dict[str, Any]:
-        values = list(self.per_query(run, gold, budget).values()) or [(0.0, 0, 0)]
-        return {
-            "budget": budget,
-            "packing": "evidence",
-            "recall": round(fmean(v[0] for v in values), 4),
-            "chunks": round(fmean(v[1] for v in values), 2),
-            "chars": round(fmean(v[2] for v in values), 1),
-        }
 
 
 def evaluate_runs(
