@@ -157,8 +157,13 @@ def eval_variants(
 def eval_corpus(
     docs: Path | None, passages: Path | None, questions: Path, files: Path | None
 ) -> tuple[Corpus, dict[str, Any] | None]:
-    """The corpus of ``--questions`` (quote gold JSONL, documents under ``files``; or a
-    CSV with the ``docs`` and ``passages`` tables) and, for quote gold, its alignment."""
+    """The corpus of ``--questions`` (quote gold JSONL, documents under ``files``; TAT-QA's
+    JSON, :mod:`finchunk.datasets.tatqa`; or a CSV with the ``docs`` and ``passages``
+    tables) and, for quote gold, its alignment."""
+    if questions.suffix.lower() == ".json":
+        from finchunk.datasets.tatqa import read_tatqa
+
+        return read_tatqa(questions)[0], None
     if questions.suffix.lower() == ".jsonl":
         from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 

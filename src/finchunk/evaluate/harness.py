@@ -329,7 +329,12 @@ def budget_rows(
             rows.append(_budget_row(vr, gold, chars, "evidence", per))
         for skip in (False, True):
             cut = Budget(chars, skip)
-            ms = (Recall(cut, settings.threshold), Delivered(cut), Chars(cut))
+            ms = (
+                Recall(cut, settings.threshold),
+                Complete(cut, settings.threshold),
+                Delivered(cut),
+                Chars(cut),
+            )
             s = score(vr.run, gold, ms)
             per = {}
             for g in gold:
@@ -339,29 +344,31 @@ def budget_rows(
                         text_of[c.chunk_id] for c in cut.apply(vr.run.get(g.id))
                     )
                     found = answer_found(answers[g.id], delivered)
-                values = s.per_query
-                per[g.id] = (values[ms[0]][g.id], values[ms[1]][g.id], values[ms[2]][g.id], found)
+                got = tuple(s.per_query[m][g.id] for m in ms)
+                per[g.id] = (*got, found)
             rows.append(_budget_row(vr, gold, chars, "skip" if skip else "stop", per))
     return rows
 
 
-PerQuery = dict[str, tuple[float, float, float, bool | None]]
+#: Per question: recall, complete, chunks (pieces), characters, answer found (None: unknown).
+PerQuery = dict[str, tuple[float, float, float, float, bool | None]]
 
 
 def _budget_row(
     vr: VariantRun, gold: GoldSet, budget: int, packing: str, per: PerQuery
 ) -> dict[str, Any]:
-    """One budget row from per-question (recall, chunks, chars, answer found or None)."""
-    values = list(per.values()) or [(0.0, 0.0, 0.0, None)]
+    """One budget row from per-question values (:data:`PerQuery`)."""
+    values = list(per.values()) or [(0.0, 0.0, 0.0, 0.0, None)]
     row = {
         **_variant_keys(vr.variant),
         "budget": budget,
         "packing": packing,
         "recall": round(fmean(v[0] for v in values), 4),
-        "chunks": round(fmean(v[1] for v in values), 2),
-        "chars": round(fmean(v[2] for v in values), 1),
+        "complete": round(fmean(v[1] for v in values), 4),
+        "chunks": round(fmean(v[2] for v in values), 2),
+        "chars": round(fmean(v[3] for v in values), 1),
     }
-    known = [v[3] for v in values if v[3] is not None]
+    known = [v[4] for v in values if v[4] is not None]
     if known:
         row["answer"] = round(fmean(float(f) for f in known), 4)
         row["answer_questions"] = len(known)
@@ -399,8 +406,7 @@ class EvidenceRun:
         )
 
     def per_query(self, run: Run, gold: GoldSet, budget: int) -> PerQuery:
-        """Per question: recall, pieces and characters delivered, answer found (None: the
-        answer is not known)."""
+        """Per question: :data:`PerQuery`."""
         out: PerQuery = {}
         for g in gold:
             ev = self.delivered(run, g.id, budget)
@@ -409,6 +415,7 @@ class EvidenceRun:
             answer = self.answers.get(g.id)
             out[g.id] = (
                 found / g.evidence if g.evidence else 0.0,
+                float(g.evidence > 0 and found == g.evidence),
                 float(len(ev.pieces)),
                 float(len(text)),
                 answer_found(answer, text) if answer else None,

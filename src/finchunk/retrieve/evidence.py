@@ -49,6 +49,8 @@ UNIT_MAX = 600
 #: Tables longer than this are cut into row groups (characters): a table is usually read
 #: whole, and its gold passage is the whole table.
 TABLE_MAX = 1500
+#: A long table's row groups hold at most ``unit_max // ROWS_SHARE`` characters of rows.
+ROWS_SHARE = 4
 #: Candidate units come from this many top chunks.
 POOL = 5
 #: Share of a unit's score that comes from its chunk's score (the rest: its own BM25).
@@ -123,12 +125,15 @@ def element_units(
         return []
     if e.kind is ElementKind.TABLE:
         caption = _caption(doc, i)
-        if len(e) <= table_max:
-            return [Unit(doc.id, i, (e.span,), caption)]
+        whole = [Unit(doc.id, i, (e.span,), caption)] if len(e) <= table_max else []
+        if len(e) <= unit_max:
+            return whole
+        # row groups, each with the column-header rows: what a budget too small for the
+        # whole table delivers (the whole table, when it fits, scores as one unit too)
         head_end = header_rows_end(doc, e)
         head = (e.start, head_end)
-        rows = _windows(doc, head_end, e.end, unit_max // 2, lines=True)
-        return [Unit(doc.id, i, (r,), (*caption, head)) for r in rows]
+        rows = _windows(doc, head_end, e.end, max(1, unit_max // ROWS_SHARE), lines=True)
+        return whole + [Unit(doc.id, i, (r,), (*caption, head)) for r in rows]
     if len(e) <= unit_max:
         return [Unit(doc.id, i, (e.span,))]
     lines = e.kind is ElementKind.LIST
