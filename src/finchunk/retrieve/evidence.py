@@ -50,7 +50,7 @@ UNIT_MAX = 600
 #: whole, and its gold passage is the whole table.
 TABLE_MAX = 1500
 #: A long table's row groups hold at most ``unit_max // ROWS_SHARE`` characters of rows.
-ROWS_SHARE = 4
+ROWS_SHARE = 2
 #: Candidate units come from this many top chunks.
 POOL = 5
 #: Share of a unit's score that comes from its chunk's score (the rest: its own BM25).
