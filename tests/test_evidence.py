@@ -176,3 +176,21 @@ def test_eval_scores_evidence_at_every_budget(tmp_path) -> None:
     for r in rows:
         assert r["chars"] <= r["budget"]
         assert set(r["by_type"]) == {q.type for q in corpus.answerable}
+
+
+def test_search_evidence_cli(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from finchunk.cli import app
+
+    runner = CliRunner()
+    built = runner.invoke(app, ["index", "tests/data/informe_ejemplo.md", "--out", str(tmp_path)])
+    assert built.exit_code == 0, built.output
+    args = ["search", str(tmp_path), "plantilla media", "--evidence"]
+    out = runner.invoke(app, [*args, "--budget", "300"])
+    assert out.exit_code == 0, out.output
+    assert "9.870 personas" in out.stdout and "[informe_ejemplo @" in out.stdout
+    data = json.loads(runner.invoke(app, [*args, "--budget-tokens", "80", "--json"]).stdout)
+    assert data["unit"] == "tokens" and data["blocks"][0]["pieces"][0]["citation"]
+    bad = runner.invoke(app, ["search", str(tmp_path), "x", "--budget-tokens", "80"])
+    assert bad.exit_code != 0 and "--budget-tokens" in bad.output

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -228,6 +228,17 @@ def search_cmd(
     budget: Annotated[
         int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
     ] = None,
+    budget_tokens: Annotated[
+        int | None,
+        typer.Option(help="With --evidence: a budget in cl100k tokens instead of characters."),
+    ] = None,
+    evidence: Annotated[
+        bool,
+        typer.Option(
+            help="Deliver evidence: the best paragraphs, table rows and notes of the top "
+            "chunks within --budget (default 1200 characters), a section's header once."
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     full: Annotated[
         bool,
@@ -250,6 +261,8 @@ def search_cmd(
 
     with user_errors():
         shown = Distinct.DOCUMENT if per_document else distinct
+        if budget_tokens is not None and not evidence:
+            raise InputError("--budget-tokens applies to --evidence delivery")
         opts = search_options(
             largest_k(k),
             retriever,
@@ -257,10 +270,13 @@ def search_cmd(
             auto_filter,
             shown,
             per_entity,
-            budget,
+            None if evidence else budget,
             filter_statistics,
             reranker,
         )
+        if evidence:
+            _print_evidence(index, question, opts, budget, budget_tokens, json_out)
+            return
         if is_database_url(index):
             from finchunk.retrieve.pgstore import PgIndex
 
@@ -273,6 +289,34 @@ def search_cmd(
             typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         else:
             print_hits(console, err_console, result, full=full)
+
+
+def _print_evidence(
+    index: str,
+    question: str,
+    opts: Any,
+    budget: int | None,
+    budget_tokens: int | None,
+    json_out: bool,
+) -> None:
+    """``search --evidence``: the delivered text (one block per section, each piece cited)
+    or its JSON."""
+    from finchunk.retrieve.search import search_evidence
+    from finchunk.retrieve.store import Index
+
+    if is_database_url(index):
+        raise InputError("--evidence needs a local index")
+    tokens = budget_tokens is not None
+    size = budget_tokens if tokens else (budget or 1200)
+    assert size is not None
+    result, ev = search_evidence(Index.open(Path(index)), question, opts, size, tokens=tokens)
+    if json_out:
+        data = {"query": question, "notes": result.notes, **ev.to_json()}
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    for note in result.notes:
+        err_console.print(f"note: {note}")
+    typer.echo(ev.text())
 
 
 def ask_cmd(

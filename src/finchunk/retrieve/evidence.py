@@ -308,6 +308,7 @@ class Evidence:
                             "spans": [list(s) for s in p.spans],
                             "context": [list(s) for s in p.context],
                             "pages": list(p.pages),
+                            "citation": p.citation(),
                             "score": round(p.score, 6),
                             "truncated": p.truncated,
                         }
@@ -425,8 +426,12 @@ class _Packer:
         if not spans:
             return None
         context = self._new(unit.doc_id, unit.context)
-        pages = tuple(dict.fromkeys(doc.page_at(s) for s, _ in spans if doc.pages)) or ()
-        section = doc.elements[unit.element].section
+        element = doc.elements[unit.element]
+        if doc.pages:
+            pages = tuple(dict.fromkeys(doc.page_at(s) for s, _ in spans))
+        else:
+            pages = (element.page,) if element.page is not None else ()
+        section = element.section
         return Piece(unit.doc_id, spans, context, section, pages, score)  # type: ignore[arg-type]
 
     def price(self, p: Piece) -> int:
@@ -537,3 +542,49 @@ def _take_one(packer: _Packer, queue: list[_Candidate], settings: EvidenceSettin
             doc = packer.documents[c.unit.doc_id]
             queue[:0] = _cited_notes(doc, doc.elements[c.unit.element], c.group, c.score)
         return
+
+
+# --- documents rebuilt from an index's chunks -------------------------------------------------
+
+_BLOCK = re.compile(r"\n[ \t]*\n")
+
+
+def _block_kind(text: str) -> ElementKind:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if lines and all(ln.lstrip().startswith("|") for ln in lines):
+        return ElementKind.TABLE
+    if lines and all(re.match(r"\s*(?:[-*•]|\d+[.)])\s", ln) for ln in lines):
+        return ElementKind.LIST
+    return ElementKind.TEXT
+
+
+def document_from_chunks(
+    doc_id: str,
+    text: str,
+    chunks: Sequence[tuple[Sequence[Span], tuple[str, ...], tuple[int, ...]]],
+    title: str = "",
+    metadata: Mapping[str, Any] | None = None,
+) -> Document:
+    """A document whose elements are the blocks (runs of text between blank lines, as
+    every parser writes them) of the given chunks' spans, each with its chunk's section and
+    first page: what evidence delivery needs of a document an index stores as text alone
+    (``chunks``: each chunk's spans, section and pages)."""
+    seen: dict[Span, Element] = {}
+    for spans, section, pages in chunks:
+        for s, e in spans:
+            pos = s
+            for m in [*_BLOCK.finditer(text, s, e), None]:
+                stop = e if m is None else m.start()
+                a, b = pos, stop
+                while a < b and text[a].isspace():
+                    a += 1
+                while b > a and text[b - 1].isspace():
+                    b -= 1
+                if b > a and (a, b) not in seen:
+                    page = pages[0] if pages else None
+                    kind = _block_kind(text[a:b])
+                    seen[(a, b)] = Element(kind, a, b, section=section, page=page)
+                if m is not None:
+                    pos = m.end()
+    elements = tuple(sorted(seen.values(), key=lambda el: (el.start, el.end)))
+    return Document(doc_id, text, title or doc_id, dict(metadata or {}), elements)

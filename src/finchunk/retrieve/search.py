@@ -322,3 +322,64 @@ def term_spans(text: str, query: str) -> list[tuple[int, int]]:
     """Where the query's terms occur in ``text`` (word by word, ignoring case and accents)."""
     terms = set(query_terms(query))
     return [m.span() for m in _WORD_RE.finditer(text) if normalize(m.group()) in terms]
+
+
+def search_evidence(
+    index: Index,
+    query: str,
+    options: SearchOptions = SearchOptions(),
+    budget: int = 1200,
+    *,
+    tokens: bool = False,
+    cite: bool = True,
+    embedder: Embedder | None = None,
+) -> tuple[SearchResult, Any]:
+    """Evidence delivery (:mod:`finchunk.retrieve.evidence`) over a search: the ranking's
+    top chunks are cut into units (the blocks of the stored text, with each chunk's section
+    and page), scored and packed within ``budget`` characters (cl100k tokens with
+    ``tokens``), the section header once per section. A question naming several issuers
+    gets a slot per issuer. Returns the search (its hits: the chunks the units came from)
+    and the :class:`~finchunk.retrieve.evidence.Evidence`."""
+    from dataclasses import replace
+
+    from finchunk.retrieve.evidence import (
+        POOL,
+        deliver_evidence,
+        document_from_chunks,
+        split_by_entity,
+    )
+    from finchunk.retrieve.evidence import (
+        Hit as EvidenceHit,
+    )
+
+    named = index.meta_index.mentions(query).issuers
+    depth = max(options.k, POOL * max(1, len(named)))
+    plain = replace(options, k=depth, delivery=Delivery(per_entity=len(named) > 1))
+    result = search(index, query, plain, embedder=embedder)
+    result.notes[:] = [n for n in result.notes if " of k=" not in n]  # k is the pool here
+    by_doc: dict[str, list[Hit]] = {}
+    for h in result.hits:
+        by_doc.setdefault(h.doc_id, []).append(h)
+    documents = {
+        d: document_from_chunks(
+            d,
+            index.document_text(d),
+            [(h.record.spans, h.record.section, h.record.pages) for h in hits],
+            index.title(d),
+            {},
+        )
+        for d, hits in by_doc.items()
+    }
+    ranked = [EvidenceHit(h.doc_id, h.record.spans, h.score) for h in result.hits]
+    ids = [d.id for d in index.manifest.documents]
+    entities = [
+        [ids[i] for i in np.flatnonzero(index.meta_index.mask([Filter("issuer", name)]))]
+        for name in named
+    ]
+    groups = split_by_entity(ranked, entities)
+    if len(groups) > 1:
+        result.notes.append(f"evidence: a slot per issuer, {len(named)} issuers in turn")
+    evidence = deliver_evidence(query, groups, documents, budget, tokens=tokens, cite=cite)
+    if evidence.note:
+        result.notes.append(evidence.note)
+    return result, evidence
