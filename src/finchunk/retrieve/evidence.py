@@ -17,7 +17,9 @@ chunk. Evidence delivery works over any chunker's ranking:
    it needs that is not delivered yet: its section's header line (once per document
    section, not once per chunk), a table's caption and column-header rows. A unit citing a
    note (``Element.cites``) brings the note next, when it fits. With several groups (one
-   ranking per entity a comparison question names), the groups take turns.
+   ranking per entity a comparison question names), the groups take turns. When the
+   pool's units are all delivered and room is left, the units of the chunks below the
+   pool follow in the chunks' rank order.
 
 What is delivered is :class:`Evidence`: pieces (document, spans, pages, the context spans
 they brought) grouped in blocks, one per document section; :meth:`Evidence.text` renders
@@ -349,6 +351,7 @@ class _Candidate:
     unit: Unit
     score: float
     group: int
+    tier: int = 0  # 0: a unit of the top ``pool`` chunks; 1: of a chunk below them
 
 
 def _scaled(values: np.ndarray) -> np.ndarray:
@@ -385,10 +388,31 @@ def _candidates(
         texts = [_unit_text(cache.documents[u.doc_id], u) for u in listed]
         own = _scaled(np.maximum(BM25Index(texts).scores(question).astype(np.float64), 0.0))
     w = settings.weight
-    return [
+    scored = [
         _Candidate(u, w * units[u][0] + (1 - w) * float(o), units[u][1])
         for u, o in zip(listed, own.tolist(), strict=True)
     ]
+    return scored + _below_pool(groups, cache, settings, units)
+
+
+def _below_pool(
+    groups: Sequence[Sequence[Hit]],
+    cache: UnitCache,
+    settings: EvidenceSettings,
+    taken: Mapping[Unit, Any],
+) -> list[_Candidate]:
+    """The units of the chunks below the pool, in the chunks' rank order (their score
+    falls with the rank): what a budget the pool's units do not fill delivers next."""
+    out: list[_Candidate] = []
+    seen = set(taken)
+    for g, hits in enumerate(groups):
+        below = hits[settings.pool :]
+        for rank, h in enumerate(below):
+            for u in cache.within(h.doc_id, h.spans):
+                if u not in seen:
+                    seen.add(u)
+                    out.append(_Candidate(u, -float(rank), g, tier=1))
+    return out
 
 
 class _Packer:
@@ -512,7 +536,7 @@ def deliver_evidence(
     cands = _candidates(question, groups, cache, settings, index)
     packer = _Packer(documents, budget, cl100k_tokens if tokens else chars, cite)
     queues = [
-        sorted((c for c in cands if c.group == g), key=lambda c: -c.score)
+        sorted((c for c in cands if c.group == g), key=lambda c: (c.tier, -c.score))
         for g in range(len(groups))
     ]
     while any(queues):
@@ -520,7 +544,7 @@ def deliver_evidence(
             _take_one(packer, q, settings)
     note = ""
     if not packer.pieces and cands:
-        best = max(cands, key=lambda c: c.score)
+        best = min(cands, key=lambda c: (c.tier, -c.score))
         pieces, note = _truncated(packer, best, unit, budget)
         packer.pieces.extend(pieces)
     return Evidence(tuple(packer.pieces), documents, budget, unit, cite, note)
