@@ -332,6 +332,9 @@ def print_bench_report(out: Console, report: dict[str, Any]) -> None:
         + "; bytitle is compared with the paper's best element variant)."
     )
     out.print(_bench_chunks_table(report))
+    if report.get("budgets"):
+        scoped = [{**r, "strategy": f"{r['strategy']} ({r['scope']})"} for r in report["budgets"]]
+        out.print(budgets_table({"budgets": scoped}))
     if "wall_s" in report:
         out.print(f"wall time: {report['wall_s']} s")
 

@@ -10,7 +10,7 @@ bootstrap interval.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
@@ -38,7 +38,7 @@ from finchunk.evaluate.measures import (
 )
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
-from finchunk.model import Chunk
+from finchunk.model import Chunk, Document
 from finchunk.parallel import chunk_documents
 from finchunk.retrieve.bm25 import BM25Params
 from finchunk.retrieve.deliver import AS_RANKED, Delivery
@@ -315,6 +315,20 @@ def comparison_rows(
 def budget_rows(
     vr: VariantRun, gold: GoldSet, settings: EvalSettings, evidence: EvidenceRun | None = None
 ) -> list[dict[str, Any]]:
+    """:func:`run_budget_rows` of a variant's run."""
+    texts = dict(zip((c.id for c in vr.chunks), vr.texts, strict=True))
+    rows = run_budget_rows(vr.run, texts, gold, settings.budgets, settings.threshold, evidence)
+    return [{**_variant_keys(vr.variant), **r} for r in rows]
+
+
+def run_budget_rows(
+    run: Run,
+    texts: Mapping[str, str],
+    gold: GoldSet,
+    budgets: Sequence[int],
+    threshold: float = DEFAULT_THRESHOLD,
+    evidence: EvidenceRun | None = None,
+) -> list[dict[str, Any]]:
     """Per budget: recall, chunks and characters delivered when delivery stops at the first
     chunk that does not fit, when it packs (skips it and goes on), and (given ``evidence``)
     when it delivers evidence units (:mod:`finchunk.retrieve.evidence`; ``chunks`` are then
@@ -322,31 +336,28 @@ def budget_rows(
     answer-bearing recall (:func:`~finchunk.evaluate.measures.answer_found`)."""
     rows = []
     answers = evidence.answers if evidence is not None else {}
-    text_of = dict(zip((c.id for c in vr.chunks), vr.texts, strict=True)) if answers else {}
-    for chars in settings.budgets:
+    for chars in budgets:
         if evidence is not None:
-            per = evidence.per_query(vr.run, gold, chars)
-            rows.append(_budget_row(vr, gold, chars, "evidence", per))
+            per = evidence.per_query(run, gold, chars)
+            rows.append(_budget_row(gold, chars, "evidence", per))
         for skip in (False, True):
             cut = Budget(chars, skip)
             ms = (
-                Recall(cut, settings.threshold),
-                Complete(cut, settings.threshold),
+                Recall(cut, threshold),
+                Complete(cut, threshold),
                 Delivered(cut),
                 Chars(cut),
             )
-            s = score(vr.run, gold, ms)
+            s = score(run, gold, ms)
             per = {}
             for g in gold:
                 found = None
                 if answers.get(g.id):
-                    delivered = "\n\n".join(
-                        text_of[c.chunk_id] for c in cut.apply(vr.run.get(g.id))
-                    )
+                    delivered = "\n\n".join(texts[c.chunk_id] for c in cut.apply(run.get(g.id)))
                     found = answer_found(answers[g.id], delivered)
                 got = tuple(s.per_query[m][g.id] for m in ms)
                 per[g.id] = (*got, found)
-            rows.append(_budget_row(vr, gold, chars, "skip" if skip else "stop", per))
+            rows.append(_budget_row(gold, chars, "skip" if skip else "stop", per))
     return rows
 
 
@@ -354,13 +365,10 @@ def budget_rows(
 PerQuery = dict[str, tuple[float, float, float, float, bool | None]]
 
 
-def _budget_row(
-    vr: VariantRun, gold: GoldSet, budget: int, packing: str, per: PerQuery
-) -> dict[str, Any]:
+def _budget_row(gold: GoldSet, budget: int, packing: str, per: PerQuery) -> dict[str, Any]:
     """One budget row from per-question values (:data:`PerQuery`)."""
     values = list(per.values()) or [(0.0, 0.0, 0.0, 0.0, None)]
     row = {
-        **_variant_keys(vr.variant),
         "budget": budget,
         "packing": packing,
         "recall": round(fmean(v[0] for v in values), 4),
@@ -382,17 +390,37 @@ class EvidenceRun:
     """Evidence delivery over a run's rankings, scored at a budget: the units of a corpus
     are cut and indexed once, each question's delivery is kept per budget."""
 
-    def __init__(self, corpus: Corpus, threshold: float, per_entity: bool = True) -> None:
+    def __init__(
+        self,
+        documents: Mapping[str, Document],
+        texts: Mapping[str, str],
+        answers: Mapping[str, str],
+        threshold: float = DEFAULT_THRESHOLD,
+        entities: Mapping[str, Sequence[Sequence[str]]] | None = None,
+    ) -> None:
+        """``texts``/``answers``: each question's text and gold answer (by id; an empty
+        answer: unknown); ``entities``: per question, the documents of each issuer it names
+        (a slot each)."""
         from finchunk.retrieve.evidence import UnitCache, UnitIndex
 
-        self.documents = {d.id: d for d in corpus.documents}
-        self.texts = {q.id: q.text for q in corpus.questions}
-        self.answers = {q.id: q.answer for q in corpus.questions if q.answer}
+        self.documents = documents
+        self.texts = texts
+        self.answers = {q: a for q, a in answers.items() if a}
         self.cache = UnitCache(self.documents)
         self.index = UnitIndex(self.cache)
         self.threshold = threshold
+        self.entities = entities or {}
+
+    @classmethod
+    def of_corpus(cls, corpus: Corpus, threshold: float, per_entity: bool = True) -> EvidenceRun:
         named = _Named(corpus, AutoFilterPolicy()) if per_entity else None
-        self.entities = {q.id: named.entities(q.text) if named else () for q in corpus.answerable}
+        return cls(
+            {d.id: d for d in corpus.documents},
+            {q.id: q.text for q in corpus.questions},
+            {q.id: q.answer for q in corpus.questions},
+            threshold,
+            {q.id: named.entities(q.text) for q in corpus.answerable} if named else None,
+        )
 
     def delivered(self, run: Run, qid: str, budget: int) -> Any:
         """Evidence for the question within ``budget``; a question naming several issuers
@@ -451,7 +479,7 @@ def evaluate_runs(
         report["by_type"].extend(by_type)
         report["chunks"].append(chunk_row(vr))
         if settings.budgets:
-            ev = EvidenceRun(corpus, settings.threshold) if settings.evidence else None
+            ev = EvidenceRun.of_corpus(corpus, settings.threshold) if settings.evidence else None
             report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings, ev))
         per_query.append((v.name, recall_per_query(vr, gold, compare_k, settings.threshold)))
         if on_run is not None:
