@@ -255,24 +255,3 @@ def test_importing_finchunk_and_its_cli_imports_no_framework() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "LOADED []" in done.stdout
-
-
-def test_the_readme_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("langchain_core", reason=LANGCHAIN)
-    pytest.importorskip("llama_index.core", reason=LLAMA)
-    import re
-
-    from finchunk.parse import load
-
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "adapters" in b]
-    assert len(blocks) == 2
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "data").symlink_to(ROOT / "tests" / "data")
-    doc = load(ROOT / "tests" / "data" / "informe_ejemplo.md")
-    write_chunks(
-        tmp_path / "chunks.jsonl", document_records(doc, make_chunker("structure").chunk(doc))
-    )
-    monkeypatch.chdir(tmp_path)
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
