@@ -38,6 +38,7 @@ MODULES = [
     "finchunk.facts.concepts",
     "finchunk.facts.values",
     "finchunk.retrieve.text",
+    "finchunk.retrieve.need",
 ]
 _SRC = Path(finchunk.__file__).parent
 _SOURCE = "\n".join(p.read_text(encoding="utf-8") for p in sorted(_SRC.rglob("*.py")))

@@ -269,8 +269,11 @@ def scope_queries(
         return [Query(q.id, q.question, (q.doc_name,), isolated=True) for q in questions]
     if scope is FBScope.CORPUS or plans is None:
         return [Query(q.id, q.question) for q in questions]
-    isolated = statistics is not FilterStatistics.INDEX  # auto: kept
-    return [Query(q.id, q.question, plans[q.id].filings, isolated) for q in questions]
+    isolated = statistics is not FilterStatistics.INDEX  # the plan decides with statistics
+    return [
+        Query(q.id, q.question, plans[q.id].filings, isolated, statistics=statistics)
+        for q in questions
+    ]
 
 
 @dataclass(frozen=True, slots=True)

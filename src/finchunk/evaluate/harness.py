@@ -157,10 +157,10 @@ def queries(
         if found is not None:
             docs = found if docs is None else docs & found
         entities = named.entities(q.text) if named and per_entity else ()
-        isolated = docs is not None and statistics is not FilterStatistics.INDEX  # auto: kept
-        out.append(
-            Query(q.id, q.text, None if docs is None else tuple(sorted(docs)), isolated, entities)
-        )
+        isolated = docs is not None and statistics is not FilterStatistics.INDEX
+        kept = None if docs is None else tuple(sorted(docs))
+        # the plan decides with ``statistics`` (auto: their own up to KEPT_LIMIT chunks)
+        out.append(Query(q.id, q.text, kept, isolated, entities, statistics))
     return out
 
 

@@ -18,30 +18,26 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
-
-import numpy as np
 
 from finchunk import files
 from finchunk.errors import InputError
 from finchunk.files import atomic_write_text
 from finchunk.model import Chunk, Document, Span
-from finchunk.retrieve.auto import auto_retriever
-from finchunk.retrieve.base import Hits, Retriever
+from finchunk.retrieve.base import Hits
 from finchunk.retrieve.cards import DocumentMap
-from finchunk.retrieve.deliver import AS_RANKED, ChunkFacts, Delivery, deliver, interleave
-from finchunk.retrieve.kinds import AUTO_RETRIEVER, is_auto
-from finchunk.retrieve.priors import PriorParams
+from finchunk.retrieve.deliver import AS_RANKED, Delivery
+from finchunk.retrieve.kinds import AutoSpec, FilterStatistics
+from finchunk.retrieve.plan import MemorySource, QueryPlan, make_plan, run_plan
 from finchunk.retrieve.retriever import (
     InMemoryTexts,
+    NamedRetriever,
     RetrieverOptions,
     RetrieverSpec,
-    Within,
-    make_retriever,
-    parse_retriever,
+    parse_named,
 )
 
 RUN_FORMAT = "finchunk-run/1"
@@ -116,7 +112,10 @@ class Run:
 @dataclass(frozen=True, slots=True)
 class Query:
     """One question to rank for. ``docs``: search only these documents (None: all; empty:
-    none). ``isolated``: search an index built on those documents alone."""
+    none). ``isolated``: score them as an index of those documents alone (their own
+    statistics); ``statistics``, when given, decides that instead, as a search's filter
+    statistics (``auto``: their own up to :data:`~finchunk.retrieve.kinds.KEPT_LIMIT`
+    chunks), in the query plan."""
 
     id: str
     text: str
@@ -124,143 +123,65 @@ class Query:
     isolated: bool = False
     #: The documents of each entity the question names, for per-entity delivery.
     entities: tuple[tuple[str, ...], ...] = ()
+    statistics: FilterStatistics | None = None
+
+    @property
+    def filter_statistics(self) -> FilterStatistics:
+        if self.statistics is not None:
+            return self.statistics
+        return FilterStatistics.KEPT if self.isolated else FilterStatistics.INDEX
 
 
-class _Ranker:
-    """Chunks, their delivered texts and the retrievers over them (built once each)."""
-
-    def __init__(
-        self,
-        chunks: Sequence[Chunk],
-        texts: Sequence[str],
-        spec: RetrieverSpec,
-        options: RetrieverOptions,
-        source: InMemoryTexts | None = None,
-        documents: Sequence[Document] | Mapping[str, Document] = (),
-    ) -> None:
-        self.chunks, self.texts, self.spec, self.options = chunks, texts, spec, options
-        if source is None:
-            doc_map = DocumentMap.of([c.doc_id for c in chunks], documents)
-            source = InMemoryTexts(texts, doc_map)
-        self.source = source
-        doc_ids = list(dict.fromkeys(c.doc_id for c in chunks))
-        self.doc_pos = {d: i for i, d in enumerate(doc_ids)}
-        self.chunk_doc = np.fromiter(
-            (self.doc_pos[c.doc_id] for c in chunks), dtype=np.int64, count=len(chunks)
-        )
-        self._shared: Retriever | None = None
-        self._isolated: dict[tuple[str, ...], Within] = {}
-        self.facts = ChunkFacts(
-            self.chunk_doc,
-            np.fromiter((c.pages[0] if c.pages else -1 for c in chunks), np.int64, len(chunks)),
-            np.fromiter((len(t) for t in texts), np.int64, len(texts)),
-        )
-
-    def shared(self) -> Retriever:
-        if self._shared is None:
-            self._shared = make_retriever(self.spec, self.source, self.options)
-        return self._shared
-
-    def _doc_mask(self, docs: Sequence[str]) -> np.ndarray:
-        keep = np.zeros(len(self.doc_pos), dtype=bool)
-        keep[[self.doc_pos[d] for d in docs if d in self.doc_pos]] = True
-        return keep[self.chunk_doc]
-
-    def isolated(self, docs: tuple[str, ...]) -> Within:
-        if docs not in self._isolated:
-            positions = np.flatnonzero(self._doc_mask(docs))
-            sub = make_retriever(self.spec, self.source.subset(positions), self.options)
-            self._isolated[docs] = Within(positions, sub, len(self.chunks))
-        return self._isolated[docs]
-
-    def hits(self, q: Query, k: int) -> tuple[Hits, np.ndarray | None]:
-        """The retriever's hits, and the positions the query could reach (None: all)."""
-        if q.docs is None:
-            return self.shared().search(q.text, k), None
-        if not q.isolated:
-            mask = self._doc_mask(q.docs)
-            return self.shared().search(q.text, k, mask), np.flatnonzero(mask)
-        within = self.isolated(q.docs)
-        return within.search(q.text, k), within.positions
-
-    def padded(self, hits: Hits, reachable: np.ndarray | None, k: int) -> Hits:
-        """``hits`` filled up to ``k`` with the reachable chunks the retriever did not rank,
-        scored 0 and taken in chunk order, as the lesson's BM25 ranks every text (a hit
-        scoring below 0 then ranks below them)."""
-        if len(hits) >= k:
-            return hits
-        # the first k - len(hits) reachable chunks not ranked lie in the first k of them
-        pool = np.arange(min(k, len(self.chunks))) if reachable is None else reachable[:k]
-        rest = pool[~np.isin(pool, hits.positions)][: k - len(hits)]
-        positions = np.concatenate([hits.positions, rest])
-        scores = np.concatenate([hits.scores, np.zeros(rest.size, dtype=np.float32)])
-        order = np.lexsort((positions, -scores))
-        return Hits(positions[order], scores[order])
-
-    def delivered(self, q: Query, k: int, delivery: Delivery) -> Hits:
-        """What ``delivery`` makes of the query's ranking (one ranking per entity when it
-        names several and delivery is per entity)."""
-        depth = delivery.depth(k, len(self.chunks))
-        if delivery.per_entity and len(q.entities) > 1:
-            own = None if q.docs is None else set(q.docs)
-            rankings = [
-                self.hits(replace(q, docs=tuple(d for d in e if own is None or d in own)), depth)[0]
-                for e in q.entities
-            ]
-            hits = interleave(rankings)
-        else:
-            hits = self.hits(q, depth)[0]
-        return deliver(hits, k, delivery, self.facts)
-
-    def ranking(self, hits: Hits) -> tuple[ScoredChunk, ...]:
-        out = []
-        for rank, (i, score) in enumerate(hits, 1):
-            c = self.chunks[i]
-            out.append(
-                ScoredChunk(c.id, c.doc_id, c.spans, c.pages, score, rank, len(self.texts[i]))
-            )
-        return tuple(out)
+def memory_source(
+    chunks: Sequence[Chunk],
+    texts: Sequence[str],
+    options: RetrieverOptions,
+    source: InMemoryTexts | None = None,
+    documents: Sequence[Document] | Mapping[str, Document] = (),
+) -> MemorySource:
+    """The chunks as a query plan's source (:class:`MemorySource`): ``source`` shares built
+    indexes between calls; without one, ``documents`` give the cards of the chunks'
+    documents."""
+    doc_ids = [c.doc_id for c in chunks]
+    if source is None:
+        source = InMemoryTexts(texts, DocumentMap.of(doc_ids, documents))
+    pages = [c.pages[0] if c.pages else -1 for c in chunks]
+    return MemorySource(source, doc_ids, options, pages)
 
 
-class _AutoRankers:
-    """``auto``, question by question, as ``search`` chooses it on an index without a
-    model's vectors (:func:`finchunk.retrieve.auto.auto_retriever`): ``bm25``, with the
-    document prior when the question reaches several documents, reranked by SPLADE for an
-    English question where the splade extra is installed. One :class:`_Ranker` per choice,
-    all over one text source (BM25 is built once); ``chosen`` counts the choices and
-    ``notes`` keeps what ``auto`` said, each once."""
-
-    def __init__(self, base: _Ranker, documents: Sequence[Document] | Mapping[str, Document]):
-        self.base, self.documents = base, documents
-        self.rankers: dict[tuple[RetrieverSpec, PriorParams | None], _Ranker] = {}
-        self.chosen: Counter[str] = Counter()
-        self.notes: dict[str, None] = {}
-
-    def reached(self, q: Query) -> int:
-        """How many documents the question's search reaches."""
-        if q.docs is None:
-            return len(self.base.doc_pos)
-        return len(set(q.docs).intersection(self.base.doc_pos))
-
-    def ranker(self, q: Query) -> _Ranker:
-        notes: list[str] = []
-        choice = auto_retriever(None, None, notes, self.reached(q), q.text)
-        self.chosen[str(choice.spec)] += 1
-        self.notes.update(dict.fromkeys(notes))
-        key = (choice.spec, choice.prior)
-        if key not in self.rankers:
-            b = self.base
-            options = b.options if choice.prior is None else replace(b.options, prior=choice.prior)
-            self.rankers[key] = _Ranker(
-                b.chunks, b.texts, choice.spec, options, b.source, self.documents
-            )
-        return self.rankers[key]
+def query_plan(
+    q: Query,
+    retriever: NamedRetriever,
+    memory: MemorySource,
+    k: int,
+    *,
+    pad: bool = False,
+    delivery: Delivery = AS_RANKED,
+    instructions: bool = False,
+) -> QueryPlan:
+    """The plan of one evaluation question: as ``search`` makes it, the question's
+    documents standing for the filters' (:func:`finchunk.retrieve.plan.make_plan`)."""
+    reached, kept_chunks = memory.reached(q.docs)
+    return make_plan(
+        q.text,
+        retriever,
+        memory.facts,
+        k=k,
+        reached=reached,
+        docs=q.docs,
+        kept_chunks=kept_chunks,
+        statistics=q.filter_statistics,
+        entities=q.entities,
+        delivery=delivery,
+        instructions=instructions,
+        pad=pad,
+    )
 
 
 def rank(
     queries: Sequence[Query],
     chunks: Sequence[Chunk],
-    retriever: str | RetrieverSpec = "bm25",
+    retriever: str | RetrieverSpec | AutoSpec = "bm25",
     k: int = 10,
     *,
     texts: Sequence[str] | None = None,
@@ -272,10 +193,13 @@ def rank(
     pad: bool = False,
     delivery: Delivery = AS_RANKED,
     on_query: Callable[[], None] | None = None,
+    instructions: bool = False,
 ) -> Run:
     """The top ``k`` chunks for every query, as a :class:`Run`, by ``retriever`` (a name
     the retriever factory knows, or ``auto``: each question ranked by what ``search`` would
-    choose for it, :class:`_AutoRankers`; the run's ``auto`` parameter counts the choices).
+    choose for it; the run's ``auto`` parameter counts the choices). Each question gets a
+    query plan, made and run as ``search`` makes and runs it
+    (:mod:`finchunk.retrieve.plan`).
 
     ``texts`` are what is indexed and delivered for each chunk (default ``chunk.text``);
     ``chars`` of a hit is the length of its text. ``source`` shares built indexes and
@@ -287,38 +211,49 @@ def rank(
     (rank_bm25's top n) delivers k chunks whatever they match. ``delivery`` (distinct pages
     or documents, a slot per entity, a character budget: :mod:`finchunk.retrieve.deliver`)
     decides what of each ranking is delivered; rankings are then not padded.
+    ``instructions``: search each question as asked, instructions to the answerer
+    included (default: its information need, :mod:`finchunk.retrieve.need`).
     """
     if texts is None:
         texts = source.texts if source is not None else [c.text for c in chunks]
     if len(texts) != len(chunks) or (source is not None and len(source.texts) != len(chunks)):
         raise ValueError(f"{len(texts)} texts for {len(chunks)} chunks")
-    auto = is_auto(retriever)
-    spec = parse_retriever("bm25" if auto else retriever)
-    ranker = _Ranker(chunks, texts, spec, options or RetrieverOptions(), source, documents)
-    autos = _AutoRankers(ranker, documents) if auto else None
+    named = parse_named(retriever)
+    memory = memory_source(chunks, texts, options or RetrieverOptions(), source, documents)
+    auto = isinstance(named, AutoSpec)
+    chosen: Counter[str] = Counter()
+    notes: dict[str, None] = {}
     rankings: dict[str, tuple[ScoredChunk, ...]] = {}
     for q in queries:
-        r = autos.ranker(q) if autos else ranker
-        if not delivery.plain:
-            hits = r.delivered(q, k, delivery)
-        else:
-            hits, reachable = r.hits(q, k)
-            hits = r.padded(hits, reachable, k) if pad else hits
-        rankings[q.id] = r.ranking(hits)
+        plan = query_plan(
+            q, named, memory, k, pad=pad, delivery=delivery, instructions=instructions
+        )
+        if auto:
+            chosen[str(plan.spec)] += 1
+            notes.update(dict.fromkeys(n for n in plan.notes if n.startswith("auto:")))
+        rankings[q.id] = _ranking(chunks, texts, run_plan(plan, memory))
         if on_query:
             on_query()
-    used = AUTO_RETRIEVER if auto else str(spec)
-    info = {"retriever": used, "k": k, "pad": pad and delivery.plain, **(params or {})}
-    return Run(name or used, rankings, info | _run_notes(autos, delivery))
+    info = {"retriever": str(named), "k": k, "pad": pad and delivery.plain, **(params or {})}
+    extra: dict[str, Any] = {}
+    if auto:
+        extra["auto"] = dict(sorted(chosen.items()))
+        if notes:
+            extra["auto_notes"] = list(notes)
+    return Run(name or str(named), rankings, info | extra | _run_notes(delivery))
 
 
-def _run_notes(autos: _AutoRankers | None, delivery: Delivery) -> dict[str, Any]:
-    """A run's parameters beyond its retriever: ``auto``'s choices, the delivery."""
+def _ranking(chunks: Sequence[Chunk], texts: Sequence[str], hits: Hits) -> tuple[ScoredChunk, ...]:
+    out = []
+    for rank_, (i, score) in enumerate(hits, 1):
+        c = chunks[i]
+        out.append(ScoredChunk(c.id, c.doc_id, c.spans, c.pages, score, rank_, len(texts[i])))
+    return tuple(out)
+
+
+def _run_notes(delivery: Delivery) -> dict[str, Any]:
+    """A run's parameters beyond its retriever and ``auto``'s choices: the delivery."""
     info: dict[str, Any] = {}
-    if autos:
-        info["auto"] = dict(sorted(autos.chosen.items()))
-        if autos.notes:
-            info["auto_notes"] = list(autos.notes)
     if not delivery.plain:
         info["delivery"] = {
             "distinct": delivery.distinct.value,

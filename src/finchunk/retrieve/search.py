@@ -11,20 +11,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.records import ChunkRecord
-from finchunk.retrieve.auto import auto_retriever
-from finchunk.retrieve.base import Hits, Retriever
-from finchunk.retrieve.deliver import AS_RANKED, Delivery, deliver, interleave
+from finchunk.retrieve.base import Retriever
+from finchunk.retrieve.deliver import AS_RANKED, ChunkFacts, Delivery
 from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import Filter, parse_filters
-from finchunk.retrieve.kinds import AUTO_RETRIEVER, KEPT_LIMIT, Distinct, FilterStatistics, is_auto
+from finchunk.retrieve.kinds import AUTO, Distinct, FilterStatistics
 from finchunk.retrieve.metadata import canonical_field
-from finchunk.retrieve.retriever import RetrieverKind, RetrieverSpec, parse_retriever
+from finchunk.retrieve.plan import QueryPlan, SourceFacts, make_plan, run_plan
+from finchunk.retrieve.retriever import NamedRetriever, RetrieverKind, RetrieverSpec, parse_named
 from finchunk.retrieve.store import Index
 from finchunk.retrieve.text import normalize, query_terms
 
@@ -37,7 +38,7 @@ class SearchOptions:
     ``hybrid``, ``bm25/dense@50`` …), or ``auto`` (:func:`auto_retriever`)."""
 
     k: int = 5
-    retriever: RetrieverSpec | RetrieverKind | str = AUTO_RETRIEVER
+    retriever: NamedRetriever | RetrieverKind | str = AUTO
     filters: tuple[Filter, ...] = ()
     auto_filter: bool = False
     delivery: Delivery = AS_RANKED  # distinct pages/documents, per entity, a budget
@@ -47,6 +48,9 @@ class SearchOptions:
     #: The ``model`` reranker's model (``bm25/model@50``): a cross-encoder folder or a
     #: rerank endpoint ``URL#MODEL`` (:mod:`finchunk.retrieve.models`).
     reranker: str | None = None
+    #: Search the question as asked, instructions to the answerer included (default: the
+    #: information need alone, :mod:`finchunk.retrieve.need`).
+    instructions: bool = False
 
 
 FilterSpec = Mapping[str, object] | Sequence[str | Filter] | None
@@ -54,7 +58,7 @@ FilterSpec = Mapping[str, object] | Sequence[str | Filter] | None
 
 def search_options(
     k: int = 5,
-    retriever: RetrieverSpec | RetrieverKind | str = AUTO_RETRIEVER,
+    retriever: NamedRetriever | RetrieverKind | str = AUTO,
     filters: FilterSpec = None,
     auto_filter: bool = False,
     distinct: Distinct | str | None = None,
@@ -62,6 +66,7 @@ def search_options(
     budget: int | None = None,
     filter_statistics: FilterStatistics | str = FilterStatistics.AUTO,
     reranker: str | None = None,
+    instructions: bool = False,
 ) -> SearchOptions:
     """The :class:`SearchOptions` of ``finchunk search`` (and :meth:`finchunk.Index.search`),
     checked: a retriever name is parsed here (an unknown one is an InputError before any
@@ -77,12 +82,13 @@ def search_options(
         parsed += parse_filters(f for f in given if not isinstance(f, Filter))
     return SearchOptions(
         k,
-        retriever if is_auto(retriever) else parse_retriever(retriever),
+        parse_named(retriever),
         tuple(parsed),
         auto_filter,
         Delivery(_enum(Distinct, distinct or Distinct.NONE, "distinct"), per_entity, budget),
         _enum(FilterStatistics, filter_statistics, "filter statistics"),
         reranker,
+        instructions,
     )
 
 
@@ -209,41 +215,69 @@ def resolve_filters(
     return filters, notes
 
 
-def _entity_masks(index: Index, query: str, mask: np.ndarray | None) -> list[np.ndarray]:
-    """One chunk mask per issuer the question names (within ``mask``)."""
-    meta = index.meta_index
-    out = []
-    for issuer in meta.mentions(query).issuers:
-        m = meta.mask([Filter("issuer", issuer)])[index.chunk_doc]
-        m = m if mask is None else m & mask
-        if m.any():
-            out.append(m)
-    return out
+class IndexSource:
+    """A local index as a query plan's source (:class:`~finchunk.retrieve.plan.PlanSource`):
+    documents by id, retrievers from the index's factory."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    @property
+    def chunk_facts(self) -> ChunkFacts:
+        return self.index.chunk_facts
+
+    @cached_property
+    def _doc_pos(self) -> dict[str, int]:
+        return {d.id: i for i, d in enumerate(self.index.manifest.documents)}
+
+    def doc_ids(self, keep: np.ndarray) -> tuple[str, ...]:
+        """The ids of the documents ``keep`` (per document, in index order) passes."""
+        docs = self.index.manifest.documents
+        return tuple(docs[i].id for i in np.flatnonzero(keep).tolist())
+
+    def doc_mask(self, docs: Sequence[str]) -> np.ndarray:
+        keep = np.zeros(len(self._doc_pos), dtype=bool)
+        keep[[self._doc_pos[d] for d in docs if d in self._doc_pos]] = True
+        return keep[self.index.chunk_doc]
+
+    def plan_retriever(self, plan: QueryPlan, kept: np.ndarray | None) -> Retriever:
+        return self.index.retriever(plan.spec, plan.embedder, kept, plan.prior, plan.reranker)
 
 
-def _delivered(
-    index: Index,
-    retriever: Retriever,
-    query: str,
-    k: int,
-    mask: np.ndarray | None,
-    delivery: Delivery,
-    notes: list[str],
-) -> Hits:
-    depth = delivery.depth(k, index.size)
-    masks = _entity_masks(index, query, mask) if delivery.per_entity else []
-    if len(masks) > 1:
-        hits = interleave([retriever.search(query, depth, m) for m in masks])
-        notes.append(f"per-entity: the best chunks of {len(masks)} issuers in turn")
-    else:
-        hits = retriever.search(query, depth, mask)
-    out = deliver(hits, k, delivery, index.chunk_facts)
-    if delivery.distinct is not Distinct.NONE:
-        notes.append(f"distinct: at most one chunk per {delivery.distinct.value}")
-    if delivery.budget is not None:
-        used = sum(int(index.chunk_facts.length[p]) for p in out.positions.tolist())
-        notes.append(f"budget: {len(out)} chunk(s), {used:,} of {delivery.budget:,} characters")
-    return out
+def index_plan(
+    index: Index, query: str, options: SearchOptions, embedder: Embedder | None = None
+) -> QueryPlan:
+    """The plan of ``query`` over a local index with ``options``: filters given and
+    automatic, the documents they keep, per-entity groups (the issuers the question names)."""
+    filters, notes = resolve_filters(index, query, options.filters, options.auto_filter)
+    source = IndexSource(index)
+    docs, kept_chunks = None, 0
+    if filters:
+        keep = index.meta_index.mask(filters)
+        docs = source.doc_ids(keep)
+        kept_chunks = int(keep[index.chunk_doc].sum())
+    entities: list[tuple[str, ...]] = []
+    if options.delivery.per_entity:
+        meta = index.meta_index
+        for issuer in meta.mentions(query).issuers:
+            entities.append(source.doc_ids(meta.mask([Filter("issuer", issuer)])))
+    facts = SourceFacts(len(index.manifest.documents), index.size, index.header.model)
+    return make_plan(
+        query,
+        parse_named(options.retriever),
+        facts,
+        k=options.k,
+        filters=filters,
+        docs=docs,
+        kept_chunks=kept_chunks,
+        statistics=options.filter_statistics,
+        entities=entities,
+        delivery=options.delivery,
+        embedder=embedder,
+        reranker=options.reranker,
+        instructions=options.instructions,
+        notes=notes,
+    )
 
 
 def search(
@@ -254,8 +288,10 @@ def search(
     embedder: Embedder | None = None,
 ) -> SearchResult:
     """Rank ``index``'s chunks for ``query`` as ``options`` say (what ``finchunk search``
-    runs on a local index). ``embedder``: the model dense retrieval embeds the query with
-    (default: the index's own). Raises InputError for an empty query or k < 1.
+    runs on a local index): its :func:`index_plan`, run by
+    :func:`~finchunk.retrieve.plan.run_plan`. ``embedder``: the model dense retrieval
+    embeds the query with (default: the index's own). Raises InputError for an empty query
+    or k < 1.
 
     >>> import tempfile, finchunk
     >>> from finchunk.retrieve.search import search, search_options
@@ -264,51 +300,31 @@ def search(
     >>> result.hits[0].doc_id
     'informe_ejemplo'
     """
-    if not query.strip():
-        raise InputError("empty question")
-    if options.k < 1:
-        raise InputError(f"-k must be at least 1, got {options.k}")
-    filters, notes = resolve_filters(index, query, options.filters, options.auto_filter)
-    # per document, whether the filters keep it (None: no filters, every document)
-    docs = index.meta_index.mask(filters) if filters else None
-    prior = None
-    if is_auto(options.retriever):
-        spanned = len(index.manifest.documents) if docs is None else int(docs.sum())
-        choice = auto_retriever(index.header.model, embedder, notes, spanned, query)
-        spec, embedder, prior = choice.spec, choice.embedder, choice.prior
-    else:
-        spec = parse_retriever(options.retriever)
-    mask = None if docs is None else docs[index.chunk_doc]
-    result = SearchResult(query, spec, [], filters, notes)
-    if mask is not None and not mask.any():
-        notes.append("no document matches the filters " + ", ".join(map(str, filters)))
+    check_query(query, options.k)
+    plan = index_plan(index, query, options, embedder)
+    result = SearchResult(query, plan.spec, [], list(plan.filters), list(plan.notes))
+    if plan.empty:
+        result.notes.append("no document matches the filters " + ", ".join(map(str, plan.filters)))
         return result
-    kept = _kept(mask, options.filter_statistics, notes)
-    retriever = index.retriever(spec, embedder, kept, prior=prior, reranker=options.reranker)
-    if options.delivery.plain:
-        ranked = retriever.search(query, options.k, mask)
-    else:
-        ranked = _delivered(index, retriever, query, options.k, mask, options.delivery, notes)
+    ranked = run_plan(plan, IndexSource(index))
+    delivery = options.delivery
+    if delivery.budget is not None:
+        used = sum(int(index.chunk_facts.length[p]) for p in ranked.positions.tolist())
+        result.notes.append(
+            f"budget: {len(ranked)} chunk(s), {used:,} of {delivery.budget:,} characters"
+        )
     if len(ranked) < options.k:
-        notes.append(f"{len(ranked)} of k={options.k}: no other chunk matches the question")
+        result.notes.append(f"{len(ranked)} of k={options.k}: no other chunk matches the question")
     result.hits = [_hit(index, r + 1, i, s) for r, (i, s) in enumerate(ranked)]
     return result
 
 
-def _kept(
-    mask: np.ndarray | None, statistics: FilterStatistics, notes: list[str]
-) -> np.ndarray | None:
-    """The positions a filtered search scores as an index of their own (None: it masks)."""
-    if mask is None or statistics is FilterStatistics.INDEX:
-        return None
-    kept = np.flatnonzero(mask)
-    if statistics is FilterStatistics.AUTO and kept.size > KEPT_LIMIT:
-        notes.append(
-            f"filter statistics: the filters keep {kept.size:,} chunks (more than "
-            f"{KEPT_LIMIT:,}): scored with the whole index's BM25 statistics"
-        )
-        return None
-    return kept
+def check_query(query: str, k: int) -> None:
+    """InputError for an empty question or k < 1."""
+    if not query.strip():
+        raise InputError("empty question")
+    if k < 1:
+        raise InputError(f"-k must be at least 1, got {k}")
 
 
 def _hit(index: Index, rank: int, position: int, score: float) -> Hit:
