@@ -263,6 +263,8 @@ def search_cmd(
         shown = Distinct.DOCUMENT if per_document else distinct
         if budget_tokens is not None and not evidence:
             raise InputError("--budget-tokens applies to --evidence delivery")
+        if budget is not None and budget_tokens is not None:
+            raise InputError("give --budget (characters) or --budget-tokens, not both")
         opts = search_options(
             largest_k(k),
             retriever,
@@ -270,12 +272,12 @@ def search_cmd(
             auto_filter,
             shown,
             per_entity,
-            None if evidence else budget,
+            budget,
             filter_statistics,
             reranker,
         )
         if evidence:
-            _print_evidence(index, question, opts, budget, budget_tokens, json_out)
+            _print_evidence(index, question, opts, budget_tokens, json_out)
             return
         if is_database_url(index):
             from finchunk.retrieve.pgstore import PgIndex
@@ -292,24 +294,25 @@ def search_cmd(
 
 
 def _print_evidence(
-    index: str,
-    question: str,
-    opts: Any,
-    budget: int | None,
-    budget_tokens: int | None,
-    json_out: bool,
+    index: str, question: str, opts: Any, budget_tokens: int | None, json_out: bool
 ) -> None:
     """``search --evidence``: the delivered text (one block per section, each piece cited)
     or its JSON."""
+    from dataclasses import replace
+
+    from finchunk.retrieve.deliver import Delivery
     from finchunk.retrieve.search import search_evidence
     from finchunk.retrieve.store import Index
 
     if is_database_url(index):
-        raise InputError("--evidence needs a local index")
+        raise InputError("--evidence needs a local index (the documents' text)")
+    d = opts.delivery
     tokens = budget_tokens is not None
-    size = budget_tokens if tokens else (budget or 1200)
-    assert size is not None
-    result, ev = search_evidence(Index.open(Path(index)), question, opts, size, tokens=tokens)
+    budget = budget_tokens if tokens else d.budget
+    delivery = Delivery(d.distinct, True, budget, evidence=True, tokens=tokens)
+    result, ev = search_evidence(
+        Index.open(Path(index)), question, replace(opts, delivery=delivery)
+    )
     if json_out:
         data = {"query": question, "notes": result.notes, **ev.to_json()}
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))

@@ -568,6 +568,34 @@ def _take_one(packer: _Packer, queue: list[_Candidate], settings: EvidenceSettin
         return
 
 
+def deliver_plan(
+    plan: Any,
+    ranked: Sequence[Hit],
+    documents: Mapping[str, Document],
+    *,
+    settings: EvidenceSettings = EvidenceSettings(),
+    cite: bool = False,
+    cache: UnitCache | None = None,
+    index: UnitIndex | None = None,
+) -> Evidence:
+    """The evidence step of a :class:`~finchunk.retrieve.plan.QueryPlan` whose delivery is
+    ``evidence``: its ranking (from :func:`~finchunk.retrieve.plan.run_plan`, whole and
+    deep) packed within the delivery's budget, the plan's information need scoring the
+    units, a slot per entity the plan holds."""
+    delivery = plan.delivery
+    return deliver_evidence(
+        plan.query,
+        split_by_entity(ranked, plan.entities),
+        documents,
+        delivery.evidence_budget,
+        settings=settings,
+        tokens=delivery.tokens,
+        cite=cite,
+        cache=cache,
+        index=index,
+    )
+
+
 # --- documents rebuilt from an index's chunks -------------------------------------------------
 
 _BLOCK = re.compile(r"\n[ \t]*\n")

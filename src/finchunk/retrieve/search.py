@@ -18,7 +18,7 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.records import ChunkRecord
-from finchunk.retrieve.base import Retriever
+from finchunk.retrieve.base import Hits, Retriever
 from finchunk.retrieve.deliver import AS_RANKED, ChunkFacts, Delivery
 from finchunk.retrieve.dense import Embedder
 from finchunk.retrieve.filters import Filter, parse_filters
@@ -344,35 +344,30 @@ def search_evidence(
     index: Index,
     query: str,
     options: SearchOptions = SearchOptions(),
-    budget: int = 1200,
     *,
-    tokens: bool = False,
     cite: bool = True,
     embedder: Embedder | None = None,
 ) -> tuple[SearchResult, Any]:
-    """Evidence delivery (:mod:`finchunk.retrieve.evidence`) over a search: the ranking's
-    top chunks are cut into units (the blocks of the stored text, with each chunk's section
-    and page), scored and packed within ``budget`` characters (cl100k tokens with
-    ``tokens``), the section header once per section. A question naming several issuers
-    gets a slot per issuer. Returns the search (its hits: the chunks the units came from)
-    and the :class:`~finchunk.retrieve.evidence.Evidence`."""
+    """Evidence delivery (:mod:`finchunk.retrieve.evidence`) over a search: the plan of
+    ``options`` with its delivery set to evidence (a slot per issuer the question names),
+    run as :func:`search` runs it; the ranking's top chunks are cut into units (the blocks
+    of the stored text, with each chunk's section and page), scored and packed within the
+    delivery's budget (characters, or cl100k tokens), each section's header once. Returns
+    the search (its hits: the chunks ranked) and the
+    :class:`~finchunk.retrieve.evidence.Evidence`."""
     from dataclasses import replace
 
-    from finchunk.retrieve.evidence import (
-        POOL,
-        deliver_evidence,
-        document_from_chunks,
-        split_by_entity,
-    )
-    from finchunk.retrieve.evidence import (
-        Hit as EvidenceHit,
-    )
+    from finchunk.retrieve.evidence import Hit as EvidenceHit
+    from finchunk.retrieve.evidence import deliver_plan, document_from_chunks
 
-    named = index.meta_index.mentions(query).issuers
-    depth = max(options.k, POOL * max(1, len(named)))
-    plain = replace(options, k=depth, delivery=Delivery(per_entity=len(named) > 1))
-    result = search(index, query, plain, embedder=embedder)
-    result.notes[:] = [n for n in result.notes if " of k=" not in n]  # k is the pool here
+    check_query(query, options.k)
+    delivery = replace(options.delivery, evidence=True, per_entity=True)
+    plan = index_plan(index, query, replace(options, delivery=delivery), embedder)
+    result = SearchResult(query, plan.spec, [], list(plan.filters), list(plan.notes))
+    if plan.empty:
+        result.notes.append("no document matches the filters " + ", ".join(map(str, plan.filters)))
+    ranked = Hits.empty() if plan.empty else run_plan(plan, IndexSource(index))
+    result.hits = [_hit(index, r + 1, i, s) for r, (i, s) in enumerate(ranked)]
     by_doc: dict[str, list[Hit]] = {}
     for h in result.hits:
         by_doc.setdefault(h.doc_id, []).append(h)
@@ -382,20 +377,11 @@ def search_evidence(
             index.document_text(d),
             [(h.record.spans, h.record.section, h.record.pages) for h in hits],
             index.title(d),
-            {},
         )
         for d, hits in by_doc.items()
     }
-    ranked = [EvidenceHit(h.doc_id, h.record.spans, h.score) for h in result.hits]
-    ids = [d.id for d in index.manifest.documents]
-    entities = [
-        [ids[i] for i in np.flatnonzero(index.meta_index.mask([Filter("issuer", name)]))]
-        for name in named
-    ]
-    groups = split_by_entity(ranked, entities)
-    if len(groups) > 1:
-        result.notes.append(f"evidence: a slot per issuer, {len(named)} issuers in turn")
-    evidence = deliver_evidence(query, groups, documents, budget, tokens=tokens, cite=cite)
+    ranking = [EvidenceHit(h.doc_id, h.record.spans, h.score) for h in result.hits]
+    evidence = deliver_plan(plan, ranking, documents, cite=cite)
     if evidence.note:
         result.notes.append(evidence.note)
     return result, evidence
