@@ -426,11 +426,13 @@ class EvidenceRun:
         """Evidence for the question within ``budget``; a question naming several issuers
         gets a slot per issuer (its ranking split by their documents, taking turns)."""
         from finchunk.retrieve.evidence import Hit, deliver_evidence, split_by_entity
+        from finchunk.retrieve.need import information_need
 
         hits = [Hit(h.doc_id, h.spans, h.score) for h in run.get(qid)]
         groups = split_by_entity(hits, self.entities.get(qid, ()))
+        need = information_need(self.texts[qid]).text  # what the plan searches for
         return deliver_evidence(
-            self.texts[qid], groups, self.documents, budget, cache=self.cache, index=self.index
+            need, groups, self.documents, budget, cache=self.cache, index=self.index
         )
 
     def per_query(self, run: Run, gold: GoldSet, budget: int) -> PerQuery:
