@@ -50,11 +50,11 @@ from finchunk.model import Document, Element, ElementKind, Span, merge_spans
 UNIT_MAX = 600
 #: Tables longer than this are cut into row groups (characters): a table is usually read
 #: whole, and its gold passage is the whole table.
-TABLE_MAX = 1500
+TABLE_MAX = 800
 #: A long table's row groups hold at most ``unit_max // ROWS_SHARE`` characters of rows.
 ROWS_SHARE = 2
 #: Candidate units come from this many top chunks.
-POOL = 5
+POOL = 8
 #: Share of a unit's score that comes from its chunk's score (the rest: its own BM25).
 WEIGHT = 0.7
 PIECE_JOINER = "\n\n"
