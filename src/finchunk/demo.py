@@ -260,8 +260,9 @@ def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: f
         if s.figure:
             parts += [f"![{s.title}]({s.figure})", ""]
     parts.append(
-        f"Wall time: {wall:.1f} s. Reproduce section 1 with `finchunk eval --header both` "
-        "on the files in this folder (see eval-report.json)."
+        f"Wall time: {wall:.1f} s. Reproduce sections 1-3 with `finchunk eval --header both "
+        f"--budget {','.join(map(str, BUDGET_CURVE))}` on the files in this folder (see "
+        "eval-report.json)."
     )
     path = out / "report.md"
     atomic_write_text(path, "\n".join(parts) + "\n")
