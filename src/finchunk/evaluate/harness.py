@@ -474,6 +474,7 @@ def evaluate_runs(
     report["chunks"] = []
     compare_k = 5 if 5 in ks else max(ks)
     runs, per_query = [], []
+    evidence: EvidenceRun | None = None
     for v in variants:
         vr = run_variant(corpus, v, settings.depth(ks), settings, on_question)
         results, by_type = result_rows(vr, gold, ks, settings.threshold)
@@ -481,8 +482,9 @@ def evaluate_runs(
         report["by_type"].extend(by_type)
         report["chunks"].append(chunk_row(vr))
         if settings.budgets:
-            ev = EvidenceRun.of_corpus(corpus, settings.threshold) if settings.evidence else None
-            report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings, ev))
+            if settings.evidence and evidence is None:  # the units: cut and indexed once
+                evidence = EvidenceRun.of_corpus(corpus, settings.threshold)
+            report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings, evidence))
         per_query.append((v.name, recall_per_query(vr, gold, compare_k, settings.threshold)))
         if on_run is not None:
             on_run(vr)
