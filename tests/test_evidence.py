@@ -108,6 +108,8 @@ def test_never_exceeds_the_budget(budget: int, cite: bool, question: str) -> Non
     docs = _docs()
     ev = deliver_evidence(question, [_hits(docs)], docs, budget, cite=cite)
     assert len(ev.text()) <= budget
+    if not ev.pieces or ev.truncated:
+        assert "too small" in ev.note  # said, never silent
 
 
 def test_a_budget_too_small_delivers_the_best_units_start_and_says_so() -> None:
@@ -194,3 +196,25 @@ def test_search_evidence_cli(tmp_path) -> None:
     assert data["unit"] == "tokens" and data["blocks"][0]["pieces"][0]["citation"]
     bad = runner.invoke(app, ["search", str(tmp_path), "x", "--budget-tokens", "80"])
     assert bad.exit_code != 0 and "--budget-tokens" in bad.output
+
+
+def test_token_budgets_belong_to_evidence_delivery() -> None:
+    from finchunk.retrieve.deliver import EVIDENCE_BUDGET, Delivery
+
+    with pytest.raises(InputError, match="--budget-tokens"):
+        Delivery(budget=100, tokens=True)
+    with pytest.raises(InputError, match="--budget-tokens"):
+        Delivery(budget=0, evidence=True, tokens=True)
+    assert Delivery(evidence=True).evidence_budget == EVIDENCE_BUDGET
+    assert not Delivery(evidence=True).plain
+
+
+def test_token_budget_is_never_exceeded() -> None:
+    from finchunk.retrieve.evidence import cl100k_tokens
+
+    docs = _docs()
+    for budget in (5, 17, 40, 75, 120, 300):
+        ev = deliver_evidence("revenue employees", [_hits(docs)], docs, budget, tokens=True)
+        assert ev.unit == "tokens" and ev.pieces  # the best unit's start at the least
+        assert cl100k_tokens(ev.text()) <= budget
+    assert not deliver_evidence("revenue", [_hits(docs)], docs, 5, tokens=True).headers

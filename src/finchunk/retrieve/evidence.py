@@ -270,6 +270,7 @@ class Evidence:
     unit: str = "chars"
     cite: bool = False
     note: str = ""
+    headers: bool = True  # False: a budget too small for a header line (pieces alone)
 
     @property
     def truncated(self) -> bool:
@@ -292,7 +293,8 @@ class Evidence:
         for (doc_id, section), pieces in self.blocks():
             doc = self.documents[doc_id]
             body = PIECE_JOINER.join(_piece_text(p, doc, self.cite) for p in pieces)
-            out.append(f"{self.header(doc_id, section)}{LINE_JOINER}{body}")
+            head = f"{self.header(doc_id, section)}{LINE_JOINER}" if self.headers else ""
+            out.append(f"{head}{body}")
         return BLOCK_JOINER.join(out)
 
     def to_json(self) -> dict[str, Any]:
@@ -303,7 +305,7 @@ class Evidence:
                 {
                     "doc_id": doc_id,
                     "section": list(section),
-                    "header": self.header(doc_id, section),
+                    "header": self.header(doc_id, section) if self.headers else "",
                     "pieces": [
                         {
                             "text": p.text(doc),
@@ -486,16 +488,19 @@ def _cited_notes(doc: Document, element: Element, group: int, score: float) -> l
 
 def _truncated(
     packer: _Packer, best: _Candidate, unit: str, budget: int
-) -> tuple[tuple[Piece, ...], str]:
-    """The start of the best unit, cut to the budget (in document characters)."""
+) -> tuple[tuple[Piece, ...], str, bool]:
+    """The start of the best unit cut to the budget, a note saying so, and whether its
+    section header fits too (when not, the piece is delivered without it)."""
     p = packer.piece(best.unit, best.score)
     assert p is not None
     doc = packer.documents[p.doc_id]
     s, e = p.spans[0]
-    # without its context and citation: the unit's own text, cut to what fits
+    # without its context: the unit's own text, cut to what fits
     bare = Piece(p.doc_id, ((s, e),), (), p.section, p.pages, p.score, True)
-    head = packer.price(bare) - packer.cost(bare.text(doc))
-    room = budget - head - (packer.cost(bare.citation()) + 1 if packer.cite else 0)
+    cite = packer.cost(bare.citation()) + 1 if packer.cite else 0
+    head = packer.price(bare) - packer.cost(_piece_text(bare, doc, packer.cite))
+    headers = budget - head - cite > 0
+    room = budget - cite - (head if headers else 0)
     end = s
     if room > 0:
         lo, hi = s, e  # the longest prefix whose cost fits (cost grows with length)
@@ -506,13 +511,17 @@ def _truncated(
             else:
                 hi = mid - 1
         end = lo
-    note = (
-        f"budget of {budget} {unit} too small for the best unit "
-        f"({packer.price(p)} {unit}): its first {end - s} characters delivered"
-    )
+    said = f"its first {end - s} characters delivered" if end > s else "nothing delivered"
+    if end > s and not headers:
+        said += " (without its section header)"
+    note = f"budget of {budget} {unit} too small for the best unit ({packer.price(p)} {unit}): "
     if end <= s:
-        return (), note.replace(f"its first {end - s} characters delivered", "nothing delivered")
-    return (Piece(p.doc_id, ((s, end),), (), p.section, p.pages, p.score, True),), note
+        return (), note + said, headers
+    return (
+        (Piece(p.doc_id, ((s, end),), (), p.section, p.pages, p.score, True),),
+        note + said,
+        headers,
+    )
 
 
 def deliver_evidence(
@@ -545,8 +554,9 @@ def deliver_evidence(
     note = ""
     if not packer.pieces and cands:
         best = min(cands, key=lambda c: (c.tier, -c.score))
-        pieces, note = _truncated(packer, best, unit, budget)
+        pieces, note, headers = _truncated(packer, best, unit, budget)
         packer.pieces.extend(pieces)
+        return Evidence(tuple(packer.pieces), documents, budget, unit, cite, note, headers)
     return Evidence(tuple(packer.pieces), documents, budget, unit, cite, note)
 
 
