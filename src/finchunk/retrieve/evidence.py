@@ -54,7 +54,7 @@ TABLE_MAX = 800
 #: A long table's row groups hold at most ``unit_max // ROWS_SHARE`` characters of rows.
 ROWS_SHARE = 2
 #: Candidate units come from this many top chunks.
-POOL = 8
+POOL = 5
 #: Share of a unit's score that comes from its chunk's score (the rest: its own BM25).
 WEIGHT = 0.7
 PIECE_JOINER = "\n\n"
