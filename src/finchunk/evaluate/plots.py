@@ -91,9 +91,10 @@ def recall_vs_budget(rows: list[dict[str, Any]], path: Path, title: str) -> Path
         ax.grid(alpha=0.3)
         ax.set_ylim(0, 1.02)
     axes[0].set_ylabel("recall (passages ≥ 50 % covered)")
-    axes[1].legend(fontsize=7, loc="lower right")
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, fontsize=8, loc="lower center", ncol=min(4, len(names)))
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.12, 1, 1))  # room for the legend below both panels
     fig.savefig(path)
     plt.close(fig)
     return path
