@@ -309,7 +309,8 @@ PerEntityOpt = Annotated[
 BudgetOpt = Annotated[
     str | None,
     typer.Option(
-        help="Character budgets to score at, e.g. 1200 or 800,1200,2000 (stop vs packing)."
+        help="Character budgets to score at, e.g. 1200 or 800,1200,2000: whole chunks "
+        "(stop, pack) and evidence delivery (finer units, a header once per section)."
     ),
 ]
 RunOutOpt = Annotated[
