@@ -69,3 +69,22 @@ def test_a_section_named_in_an_instruction_is_kept_as_a_hint() -> None:
 def test_only_instructions_are_searched_as_they_are() -> None:
     q = "Answer in one sentence."
     assert information_need(q).text == q
+
+
+def test_search_says_what_it_set_aside_unless_told_to_keep_it(tmp_path) -> None:
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from finchunk.cli import app
+
+    runner = CliRunner()
+    data = Path(__file__).parent / "data"
+    assert runner.invoke(app, ["index", str(data), "-o", str(tmp_path / "idx")]).exit_code == 0
+    q = "¿Cuál fue la plantilla media? Responde en una frase."
+    args = ["search", str(tmp_path / "idx"), q, "--retriever", "bm25", "--json"]
+    aside = runner.invoke(app, args)
+    kept = runner.invoke(app, [*args, "--keep-instructions"])
+    assert aside.exit_code == kept.exit_code == 0, aside.output + kept.output
+    assert "instructions set aside: 'Responde en una frase.'" in aside.stdout
+    assert "instructions set aside" not in kept.stdout

@@ -174,3 +174,24 @@ def test_postgres_ranks_as_eval_does(local, memory, pg_url, retriever) -> None:
                                      filter_statistics=masked)  # fmt: skip
                 qid = str(QUESTIONS.index(q))
                 assert _run_ranked(run, qid) == _ranked(pg.search(q, opts)), (q, filters, i)
+
+
+def test_no_retriever_name_is_compared_past_the_parser() -> None:
+    """Retriever names are parsed once (``parse_named``); code past it reads the spec's
+    fields (``first``, ``base``, ``prior``, ``rerank``), never compares names."""
+    import re
+
+    import finchunk
+
+    root = Path(finchunk.__file__).parent
+    compared = re.compile(r"""(==|!=|startswith\(|endswith\()\s*["'](auto|bm25|dense|hybrid)""")
+    #: (a report's rows hold names as text: the eval table leaves plain bm25 unnamed)
+    display = {"cli/render.py"}
+    found = [
+        f"{p.relative_to(root)}:{n}"
+        for p in sorted(root.rglob("*.py"))
+        if p.relative_to(root).as_posix() not in display
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if compared.search(line)
+    ]
+    assert found == []

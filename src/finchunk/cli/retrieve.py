@@ -239,6 +239,13 @@ def search_cmd(
             "chunks within --budget (default 1200 characters), a section's header once."
         ),
     ] = False,
+    keep_instructions: Annotated[
+        bool,
+        typer.Option(
+            help="Search the question as asked: instructions to the answering model "
+            '("Answer in one sentence.", "(in USD)") are set aside unless given.'
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     full: Annotated[
         bool,
@@ -275,6 +282,7 @@ def search_cmd(
             budget,
             filter_statistics,
             reranker,
+            keep_instructions,
         )
         if evidence:
             _print_evidence(index, question, opts, budget_tokens, json_out)

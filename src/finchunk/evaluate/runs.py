@@ -211,8 +211,8 @@ def rank(
     (rank_bm25's top n) delivers k chunks whatever they match. ``delivery`` (distinct pages
     or documents, a slot per entity, a character budget: :mod:`finchunk.retrieve.deliver`)
     decides what of each ranking is delivered; rankings are then not padded.
-    ``instructions``: search each question as asked, instructions to the answerer
-    included (default: its information need, :mod:`finchunk.retrieve.need`).
+    ``instructions``: search each question as asked (default: its information need,
+    :mod:`finchunk.retrieve.need`).
     """
     if texts is None:
         texts = source.texts if source is not None else [c.text for c in chunks]
@@ -230,17 +230,14 @@ def rank(
         )
         if auto:
             chosen[str(plan.spec)] += 1
-            notes.update(dict.fromkeys(n for n in plan.notes if n.startswith("auto:")))
+            notes.update(dict.fromkeys(plan.auto_notes))
         rankings[q.id] = _ranking(chunks, texts, run_plan(plan, memory))
         if on_query:
             on_query()
     info = {"retriever": str(named), "k": k, "pad": pad and delivery.plain, **(params or {})}
-    extra: dict[str, Any] = {}
-    if auto:
-        extra["auto"] = dict(sorted(chosen.items()))
-        if notes:
-            extra["auto_notes"] = list(notes)
-    return Run(name or str(named), rankings, info | extra | _run_notes(delivery))
+    info |= {"auto": dict(sorted(chosen.items()))} if auto else {}
+    info |= {"auto_notes": list(notes)} if notes else {}
+    return Run(name or str(named), rankings, info | _run_notes(delivery))
 
 
 def _ranking(chunks: Sequence[Chunk], texts: Sequence[str], hits: Hits) -> tuple[ScoredChunk, ...]:

@@ -81,6 +81,8 @@ class QueryPlan:
     pad: bool = False
     set_aside: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    #: What ``auto`` said of its choice (also among ``notes``; none for a named retriever).
+    auto_notes: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -124,35 +126,23 @@ def make_plan(
         said.append(need.note())
     if reached is None:
         reached = facts.documents if docs is None else len(set(docs))
-    prior = None
+    prior, auto_said = None, []
     if isinstance(retriever, AutoSpec):
-        choice = auto_retriever(facts.model, embedder, said, reached, query)
+        choice = auto_retriever(facts.model, embedder, auto_said, reached, query)
         spec, embedder, prior = choice.spec, choice.embedder, choice.prior
+        said += auto_said
     else:
         spec = retriever
     narrowed = docs is not None or bool(filters)
     own = narrowed and _own_statistics(statistics, kept_chunks, facts, said)
     kept_entities = _entities(entities, docs)
-    depth = delivery.depth(k, facts.chunks)
     _delivery_notes(delivery, len(kept_entities), said)
     return QueryPlan(
-        question,
-        query,
-        k,
-        spec,
-        prior,
-        embedder,
-        reranker,
-        tuple(filters),
-        None if docs is None else tuple(docs),
-        own,
-        kept_entities,
-        delivery,
-        depth,
-        pad and delivery.plain,
-        need.set_aside if not instructions else (),
-        tuple(said),
-    )
+        question, query, k, spec, prior, embedder, reranker, tuple(filters),
+        None if docs is None else tuple(docs), own, kept_entities, delivery,
+        delivery.depth(k, facts.chunks), pad and delivery.plain,
+        need.set_aside if not instructions else (), tuple(said), tuple(auto_said),
+    )  # fmt: skip
 
 
 def _own_statistics(
