@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -252,11 +252,22 @@ def search_cmd(
     budget: Annotated[
         int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
     ] = None,
+    budget_tokens: Annotated[
+        int | None,
+        typer.Option(help="With --evidence: a budget in cl100k tokens instead of characters."),
+    ] = None,
+    evidence: Annotated[
+        bool,
+        typer.Option(
+            help="Deliver evidence: the best paragraphs, table rows and notes of the top "
+            "chunks within --budget (default 1200 characters), a section's header once."
+        ),
+    ] = False,
     keep_instructions: Annotated[
         bool,
         typer.Option(
             help="Search the question as asked: instructions to the answering model "
-            "(\"Answer in one sentence.\", \"(in USD)\") are set aside unless given."
+            '("Answer in one sentence.", "(in USD)") are set aside unless given.'
         ),
     ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -281,6 +292,10 @@ def search_cmd(
 
     with user_errors():
         shown = Distinct.DOCUMENT if per_document else distinct
+        if budget_tokens is not None and not evidence:
+            raise InputError("--budget-tokens applies to --evidence delivery")
+        if budget is not None and budget_tokens is not None:
+            raise InputError("give --budget (characters) or --budget-tokens, not both")
         opts = search_options(
             largest_k(k),
             retriever,
@@ -293,6 +308,9 @@ def search_cmd(
             reranker,
             keep_instructions,
         )
+        if evidence:
+            _print_evidence(index, question, opts, budget_tokens, json_out)
+            return
         if is_database_url(index):
             from finchunk.retrieve.pgstore import PgIndex
 
@@ -305,6 +323,35 @@ def search_cmd(
             typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         else:
             print_hits(console, err_console, result, full=full)
+
+
+def _print_evidence(
+    index: str, question: str, opts: Any, budget_tokens: int | None, json_out: bool
+) -> None:
+    """``search --evidence``: the delivered text (one block per section, each piece cited)
+    or its JSON."""
+    from dataclasses import replace
+
+    from finchunk.retrieve.deliver import Delivery
+    from finchunk.retrieve.search import search_evidence
+    from finchunk.retrieve.store import Index
+
+    if is_database_url(index):
+        raise InputError("--evidence needs a local index (the documents' text)")
+    d = opts.delivery
+    tokens = budget_tokens is not None
+    budget = budget_tokens if tokens else d.budget
+    delivery = Delivery(d.distinct, True, budget, evidence=True, tokens=tokens)
+    result, ev = search_evidence(
+        Index.open(Path(index)), question, replace(opts, delivery=delivery)
+    )
+    if json_out:
+        data = {"query": question, "notes": result.notes, **ev.to_json()}
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    for note in result.notes:
+        err_console.print(f"note: {note}")
+    typer.echo(ev.text())
 
 
 def ask_cmd(

@@ -219,6 +219,8 @@ def run_plan(plan: QueryPlan, source: PlanSource) -> Hits:
         hits = interleave([retriever.search(plan.query, plan.depth, m) for m in masks])
     else:
         hits = retriever.search(plan.query, plan.depth, mask)
+    if plan.delivery.evidence:
+        return hits  # whole and deep: evidence delivery cuts it (finchunk.retrieve.evidence)
     return deliver(hits, plan.k, plan.delivery, source.chunk_facts)
 
 
