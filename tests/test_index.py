@@ -17,7 +17,7 @@ import pytest
 from finchunk.errors import InputError, MissingExtraError
 from finchunk.parse import load
 from finchunk.retrieve import auto as auto_module
-from finchunk.retrieve import search as search_module
+from finchunk.retrieve import plan as plan_module
 from finchunk.retrieve.bm25 import BM25Index
 from finchunk.retrieve.build import IndexConfig, build_index, file_sources
 from finchunk.retrieve.deliver import Delivery
@@ -179,7 +179,7 @@ def test_a_filtered_search_scores_with_the_kept_documents_statistics(
         }
         assert all(every[h.chunk_id] == h.score for h in got.hits)
         assert [h.score for h in got.hits] != [h.score for h in kept.hits]
-        monkeypatch.setattr(search_module, "KEPT_LIMIT", 1)  # auto: too many kept, masked
+        monkeypatch.setattr(plan_module, "KEPT_LIMIT", 1)  # auto: too many kept, masked
         auto = search(index, q, SearchOptions(k=5, retriever=kind, filters=filters))
         assert [(h.chunk_id, h.score) for h in auto.hits] == [
             (h.chunk_id, h.score) for h in got.hits
