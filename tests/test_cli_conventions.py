@@ -259,8 +259,8 @@ def test_plain_progress_writes_a_line_every_few_seconds() -> None:
             clock.now += 0.25  # 62.5 s in all: a line every 5 s
             bar.advance(task)
     lines = out.export_text().splitlines()
-    assert lines[0] == "ranking: 20/250 (8 %), 5 s"
-    assert lines[11] == "ranking: 240/250 (96 %), 60 s"
+    assert lines[0] == "ranking: 20/250 (8 %), 5 s, about 58 s left"
+    assert lines[11] == "ranking: 240/250 (96 %), 60 s, about 2 s left"
     assert lines[12:] == ["ranking: 250/250 (100 %), 62 s"]  # the last state, once
 
 
@@ -278,7 +278,40 @@ def test_plain_progress_is_silent_for_a_short_job_and_names_the_task_last_moved(
         clock.now += 6
         bar.advance(ranking, 3)
         bar.update(parsing, completed=1)
-    assert out.export_text().splitlines() == ["ranking: 3, 6 s", "parsing PDFs: 1/2 (50 %), 6 s"]
+    assert out.export_text().splitlines() == [
+        "ranking: 3, 6 s",
+        "parsing PDFs: 1/2 (50 %), 6 s, about 6 s left",
+    ]
+
+
+def test_a_long_embedding_job_says_how_long_after_its_first_batch(monkeypatch) -> None:
+    from finchunk.cli import common
+    from finchunk.retrieve.neural import dense
+    from finchunk.retrieve.neural.dense import HashingEmbedder
+
+    monkeypatch.setattr(dense, "make_embedder", lambda name: HashingEmbedder(8))
+    said: list[str] = []
+    clock = Clock()
+    bar = PlainProgress(Console(record=True, width=200), clock=clock)
+    watched = common.watched_embedder(bar, "hashing-8", said.append, clock)
+    watched.begin(3000)
+    watched.advance(1000)  # found in the cache at once: no measure of the model
+    assert said == []
+    clock.now += 32.0
+    watched.advance(64)  # a batch the model made: 0.5 s a passage, 1936 left
+    clock.now += 32.0
+    watched.advance(64)
+    assert said == [
+        "embedding 1,936 more passages: about 16 min at 0.50 s a passage (measured on the "
+        "first batch); vectors are cached as they are made, so an interrupted run resumes "
+        "where it stopped"
+    ]
+    quick: list[str] = []
+    short = common.watched_embedder(bar, "hashing-8", quick.append, clock)
+    short.begin(100)
+    clock.now += 1.0
+    short.advance(64)  # 36 left at 1/64 s each: not worth a line
+    assert quick == []
 
 
 def test_the_shared_progress_is_plain_when_stderr_is_not_a_terminal(
@@ -404,7 +437,9 @@ def test_plain_progress_takes_a_new_total() -> None:
         bar.update(task, total=40)
         clock.now += 6
         bar.advance(task, 10)
-    assert out.export_text().splitlines() == ["embedding passages: 10/40 (25 %), 6 s"]
+    assert out.export_text().splitlines() == [
+        "embedding passages: 10/40 (25 %), 6 s, about 18 s left"
+    ]
 
 
 def test_eval_shows_an_embedding_line_for_retrievers_that_embed(

@@ -25,6 +25,7 @@ def test_demo_report_equals_eval_on_its_files(tmp_path: Path) -> None:
         "report.md",
         "recall_vs_chars.png",
         "recall_by_type.png",
+        "recall_vs_budget.png",
         "eval-report.json",
     ):
         assert (out / name).is_file(), name
@@ -41,6 +42,8 @@ def test_demo_report_equals_eval_on_its_files(tmp_path: Path) -> None:
             str(out / "questions.csv"),
             "--header",
             "both",  # the demo compares header off and on; eval's default is on
+            "--budget",
+            "500,800,1200,2000,2400,4000",  # the demo's budget curve
             "-o",
             str(evaluated),
         ],

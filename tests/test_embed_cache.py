@@ -142,3 +142,16 @@ def test_watching_an_uncached_embedder_changes_no_vector() -> None:
     watched = Watched(plain, needed.append, done.append)
     np.testing.assert_array_equal(embed_passages(watched, TEXTS), embed_passages(plain, TEXTS))
     assert needed == [300] and sum(done) == 300
+
+
+def test_a_slow_job_writes_a_shard_every_few_seconds_and_resumes_there(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(embed_cache, "FLUSH_S", 0.0)  # every batch is "slow": written at once
+    with pytest.raises(KeyboardInterrupt):
+        embed_passages(Counting(fail_after=150), TEXTS)  # batches of 64: 192 made, then stopped
+    monkeypatch.setattr(embed_cache, "_OPEN", {})
+    again = Counting()
+    out = embed_passages(again, TEXTS)
+    assert again.embedded == 300 - 192  # every finished batch was kept
+    np.testing.assert_array_equal(out, HashingEmbedder(8).embed_passages(TEXTS))

@@ -278,6 +278,24 @@ def test_benchmark_report(data: Path) -> None:
     _check_comparisons(report, config)
 
 
+def test_benchmark_budgets_score_chunks_and_evidence(data: Path) -> None:
+    fb = load_financebench(data)
+    config = BenchConfig(
+        strategies=(FBStrategy.BYTITLE,),
+        scopes=(FBScope.DOCUMENT,),
+        ks=(1,),
+        retrievers=(parse_retriever("bm25"),),
+        budgets=(300, 1200),
+    )
+    rows = run_benchmark(fb, config)["budgets"]
+    assert {(r["budget"], r["packing"]) for r in rows} == {
+        (b, p) for b in (300, 1200) for p in ("stop", "skip", "evidence")
+    }
+    for r in rows:
+        assert r["scope"] == "document" and r["chars"] <= r["budget"]
+        assert r["by_type"]
+
+
 def _check_comparisons(report: dict, config: BenchConfig) -> None:
     """Each retriever against the first, per strategy, scope and k (5 here): the means are
     the results' page accuracy, and wins + losses + ties are the questions."""

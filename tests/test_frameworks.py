@@ -301,7 +301,7 @@ def test_langchain_loader_is_finchunk_chunk(lc: Any, corpus: Path) -> None:
     assert {d.metadata["year"] for d in docs} == {"2023", "2024"}  # the sidecar metadata
     bad = corpus.parent / "bad"
     bad.mkdir(exist_ok=True)
-    (bad / "x.docx").write_text("x", encoding="utf-8")
+    (bad / "x.pptx").write_text("x", encoding="utf-8")
     with pytest.raises(InputError, match="no supported documents found"):
         lc.FinchunkLoader(bad).load()
 
@@ -516,8 +516,12 @@ def test_chroma_holds_llama_nodes_and_finchunk_search_hits(li: Any, chroma: Any,
     ("module", "name", "extra", "blocked"),
     [
         ("finchunk.adapters.langchain", "FinchunkRetriever", "langchain", "langchain_core"),
-        ("finchunk.adapters.langchain", "FinchunkSplitter", "langchain",
-         "langchain_text_splitters"),
+        (
+            "finchunk.adapters.langchain",
+            "FinchunkSplitter",
+            "langchain",
+            "langchain_text_splitters",
+        ),
         ("finchunk.adapters.langchain", "FinchunkLoader", "langchain", "langchain_core"),
         ("finchunk.adapters.llama_index", "FinchunkRetriever", "llama-index", "llama_index"),
         ("finchunk.adapters.llama_index", "FinchunkNodeParser", "llama-index", "llama_index"),

@@ -20,6 +20,7 @@ import pytest
 from finchunk import extras
 from finchunk.errors import InputError, MissingExtraError
 from finchunk.retrieve.neural import splade as sp
+from finchunk.retrieve.neural import splade_impacts as si
 from finchunk.retrieve.neural.safetensors import SafetensorsError, read_safetensors
 
 pytest.importorskip("tokenizers", reason="pip install 'finchunk[splade]'")
@@ -108,12 +109,13 @@ def test_weights_on_some_pieces_equal_the_full_vectors_there(tiny) -> None:
     assert np.array_equal(tiny.weights(TEXTS, terms), full[:, terms])
 
 
-def test_reranker_scores_are_the_full_dot_product(tiny) -> None:
+def test_reranker_scores_are_the_full_dot_product_on_the_impact_grid(tiny) -> None:
     question = "What was the effective tax rate?"
     reranker = sp.SpladeReranker(lambda at: [TEXTS[p] for p in at.tolist()], tiny)
     positions = np.array([4, 0, 2])
     full_q = tiny.weights([question])[0]
-    expected = tiny.weights([TEXTS[p] for p in positions]) @ full_q
+    passages = tiny.weights([TEXTS[p] for p in positions])
+    expected = (si.quantise(passages) * si.IMPACT_SCALE) @ full_q  # the stored impacts' grid
     got = reranker.score(question, positions)
     assert got.dtype == np.float32
     assert np.allclose(got, expected, rtol=1e-5, atol=1e-6)
@@ -359,14 +361,15 @@ def test_auto_reranks_english_questions_with_splade_where_installed(
     assert str(got.retriever) == "bm25-prior/splade@100+0.5"
     assert got.notes[0] == (
         "auto: bm25-prior/splade@100+0.5 (an English question; the splade extra), "
-        "document prior weight 0.5"
+        "document prior weight 0.5; candidates encoded at question time: no stored SPLADE "
+        "impacts here (a local index built by `finchunk index` stores them)"
     )
     direct = index.retriever(got.retriever, prior=auto_module.AUTO_PRIOR).search(english, 5)
     assert [h.chunk_id for h in got.hits] == [index.chunk(p).id for p, _ in direct]
     notes: list[str] = []
     alone = auto_module.auto_retriever(None, None, notes, 1, english)  # one document
     assert alone.spec == auto_module.AUTO_SPLADE and alone.prior is None
-    assert notes == ["auto: bm25/splade@100+0.5 (an English question; the splade extra)"]
+    assert notes[0].startswith("auto: bm25/splade@100+0.5 (an English question; the splade extra)")
     # keywords with no stop word: English by their vocabulary; Spanish ones stay BM25
     assert search(index, "property equipment payments").retriever == got.retriever
     assert str(search(index, "gastos corrientes fondo").retriever) == "bm25-prior"

@@ -174,8 +174,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("retrieve.index",),
     ("retrieve.query",),
     ("retrieve.backends",),
-    ("facts", "datasets"),
-    ("evaluate",),
+    ("facts",),
+    ("datasets", "evaluate"),  # eval corpora are datasets; datasets write eval corpora
     ("ask", "view", "adapters", "demo"),
     ("api",),
     ("cli",),

@@ -309,6 +309,7 @@ class Index:
         bm25: BM25Params | None = None,
         prune: bool = False,
         on_error: OnError | str | None = None,
+        splade: bool | None = None,
     ) -> Index:
         """Build or update the index at ``out`` from files and folders, as ``finchunk
         index PATHS -o OUT`` (``out`` a ``postgresql://`` URL: as ``--to URL``), then open
@@ -320,10 +321,12 @@ class Index:
         implies ``dense``); ``bm25``: BM25's parameters
         (:class:`finchunk.retrieve.lexical.bm25.BM25Params`, stored in the index); ``prune``:
         remove indexed documents not given again (else InputError); ``on_error``: as for
-        :func:`chunk` (skipped files are warned about and listed in ``index.report``).
+        :func:`chunk` (skipped files are warned about and listed in ``index.report``);
+        ``splade``: store SPLADE document weights, so ``auto``'s SPLADE rerank encodes only
+        the question (None: when the splade extra is installed, in a local index).
 
         Returns the opened :class:`Index`, its :attr:`report` (a
-        :class:`finchunk.retrieve.index.build.BuildReport`: added, updated, unchanged, removed,
+        :class:`finchunk.retrieve.index.config.BuildReport`: added, updated, unchanged, removed,
         skipped, chunks). Raises InputError / ParseError naming the file or option at
         fault; MissingExtraError when the embedder's extra is missing.
 
@@ -334,20 +337,16 @@ class Index:
         >>> index.close()
         """
         from finchunk.chunk import parse_strategy
+        from finchunk.files import is_database_url
         from finchunk.retrieve.index.build import build_into
-        from finchunk.retrieve.index.config import IndexConfig
+        from finchunk.retrieve.index.config import IndexConfig, splade_config
         from finchunk.retrieve.lexical.bm25 import BM25Params
 
         sources, given = _sources(paths)
         model, emb = _embedding(dense, embedder)
-        config = IndexConfig(
-            parse_strategy(strategy) if isinstance(strategy, str) else strategy,
-            size,
-            overlap,
-            header,
-            model,
-            bm25 or BM25Params(),
-        )
+        chunking = parse_strategy(strategy) if isinstance(strategy, str) else strategy
+        config = IndexConfig(chunking, size, overlap, header, model, bm25 or BM25Params())
+        config = splade_config(config, False if is_database_url(out) else splade)
         report = build_into(
             sources, out, config, embedder=emb, prune=prune, on_error=_on_error(on_error, given)
         )

@@ -4,7 +4,8 @@ It writes the generated corpus as lesson-schema files, reads them back exactly a
 ``finchunk eval`` would, and reports (terminal tables, ``report.md``, PNG figures):
 
 1. strategies × header off/on at k = 3 and 5: recall, complete, characters, chunk counts;
-2. recall against characters delivered over k = 1..10;
+2. recall against characters delivered over k = 1..10, and recall within budgets of
+   500-4,000 characters, whole chunks against evidence delivery;
 3. recall@5 by question type;
 4. an equal budget of characters: each strategy's best k within it, and budgeted recall;
 5. fixed windows of 300 / 500 / 1,000 characters at the same budget;
@@ -28,6 +29,8 @@ from finchunk.evaluate.measures import Budget, Chars, Delivered, Recall, score
 from finchunk.files import atomic_write_text, write_json
 
 MAIN_KS = tuple(range(1, 11))
+#: Budgets of the recall-within-a-budget curve (characters per question).
+BUDGET_CURVE = (500, 800, 1200, 2000, 2400, 4000)
 STRATEGIES = (Strategy.FIXED, Strategy.RECURSIVE, Strategy.STRUCTURE, Strategy.BYTITLE)
 
 
@@ -111,6 +114,32 @@ def section_main(report: dict[str, Any]) -> Section:
         "share of questions with every gold passage retrieved. Chars: mean characters "
         "delivered per question.",
         table,
+    )
+
+
+def section_budgets(report: dict[str, Any]) -> Section:
+    """Recall within each budget of :data:`BUDGET_CURVE`: whole chunks packed in rank order
+    against evidence delivery over the same ranking."""
+    grid: dict[tuple[str, int], dict[str, Any]] = {}
+    for r in report.get("budgets", []):
+        if r["packing"] == "stop":
+            continue
+        label = f"{r['strategy']}{' +header' if r['header'] else ''}"
+        row = grid.setdefault((label, r["budget"]), {"variant": label, "budget": r["budget"]})
+        name = "chunks" if r["packing"] == "skip" else "evidence"
+        row[f"{name} recall"] = r["recall"]
+        row[f"{name} chars"] = r["chars"]
+        if "answer" in r:
+            row[f"{name} answer"] = r["answer"]
+    return Section(
+        "2b. Recall within a budget: whole chunks against evidence",
+        "The same ranking delivered two ways within each budget: whole chunks in rank order, "
+        "skipping one that does not fit; or evidence (the paragraphs, table rows and notes of "
+        "the top chunks, scored on their own, a section's header once). Answer: share of "
+        "questions whose gold answer's figures appear in what is delivered. Compare at the "
+        "same budget, not the same k.",
+        list(grid.values()),
+        figure="recall_vs_budget.png",
     )
 
 
@@ -231,8 +260,9 @@ def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: f
         if s.figure:
             parts += [f"![{s.title}]({s.figure})", ""]
     parts.append(
-        f"Wall time: {wall:.1f} s. Reproduce section 1 with `finchunk eval --header both` "
-        "on the files in this folder (see eval-report.json)."
+        f"Wall time: {wall:.1f} s. Reproduce sections 1-3 with `finchunk eval --header both "
+        f"--budget {','.join(map(str, BUDGET_CURVE))}` on the files in this folder (see "
+        "eval-report.json)."
     )
     path = out / "report.md"
     atomic_write_text(path, "\n".join(parts) + "\n")
@@ -242,9 +272,10 @@ def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: f
 def run_analysis(
     corpus: Corpus, cfg: DemoConfig, tick: Tick
 ) -> tuple[dict[str, Any], list[Section]]:
-    from finchunk.evaluate.plots import recall_by_type_dots, recall_vs_chars
+    from finchunk.evaluate.plots import recall_by_type_dots, recall_vs_budget, recall_vs_chars
 
-    report, runs = evaluate_runs(corpus, main_variants(), MAIN_KS, on_question=tick)
+    settings = EvalSettings(budgets=BUDGET_CURVE)
+    report, runs = evaluate_runs(corpus, main_variants(), MAIN_KS, settings, on_question=tick)
     write_json(cfg.out / "eval-report.json", report)
     curves = Section(
         "2. Recall vs characters delivered, k = 1..10",
@@ -256,6 +287,12 @@ def run_analysis(
         cfg.out / "recall_vs_chars.png",
         "Recall vs characters delivered (BM25, k = 1..10)",
     )
+    budgets = section_budgets(report)
+    recall_vs_budget(
+        report["budgets"],
+        cfg.out / "recall_vs_budget.png",
+        "Recall within a budget of characters (BM25)",
+    )
     by_type = section_by_type(report)
     by_type.figure = "recall_by_type.png"
     recall_by_type_dots(
@@ -266,6 +303,7 @@ def run_analysis(
     sections = [
         section_main(report),
         curves,
+        budgets,
         by_type,
         run_budget(corpus, report, runs, cfg.budget),
         run_fixed_sizes(corpus, cfg, tick),

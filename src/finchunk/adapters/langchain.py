@@ -72,9 +72,7 @@ def hit_documents(hits: Iterable[Hit], flat: bool = True) -> list[Document]:
     """Search hits as documents: each chunk's, its metadata with ``rank``, ``score``,
     ``title`` and ``citations`` (:func:`finchunk.adapters.hit_metadata`)."""
     cls = _document_class()
-    return [
-        cls(page_content=h.text, metadata=hit_metadata(h, flat), id=h.chunk_id) for h in hits
-    ]
+    return [cls(page_content=h.text, metadata=hit_metadata(h, flat), id=h.chunk_id) for h in hits]
 
 
 def from_document(document: Document) -> ChunkRecord:

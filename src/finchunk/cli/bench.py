@@ -40,6 +40,7 @@ from finchunk.cli.common import (
     parallel_on,
     parse_ks,
     parse_list,
+    positive_int,
     progress_bar,
     user_errors,
     watched_embedder,
@@ -74,6 +75,7 @@ def _config(
     filter_statistics: FilterStatistics = FilterStatistics.KEPT,
     distinct: Distinct = Distinct.NONE,
     reranker: str | None = None,
+    budgets: str | None = None,
 ) -> BenchConfig:
     from finchunk.evaluate.financebench import (
         BenchConfig,
@@ -96,6 +98,7 @@ def _config(
         pad=pad,
         filter_statistics=filter_statistics,
         delivery=Delivery(distinct),
+        budgets=tuple(parse_list(budgets, positive_int("--budget"), "--budget")) if budgets else (),
     )
 
 
@@ -140,6 +143,13 @@ def financebench(
         ),
     ] = FilterStatistics.KEPT,
     distinct: DistinctOpt = Distinct.NONE,
+    budget: Annotated[
+        str | None,
+        typer.Option(
+            help="Character budgets to score at, e.g. 1200 or 800,1200,2400: whole chunks "
+            "(stop, pack) and evidence delivery over the same ranking."
+        ),
+    ] = None,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
     bm25_prefix: BM25PrefixOpt = None,
@@ -184,6 +194,7 @@ def financebench(
             filter_statistics,
             distinct,
             reranker,
+            budget,
         )
         fb = load_financebench(data)
         started = time.perf_counter()

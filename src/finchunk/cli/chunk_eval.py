@@ -157,8 +157,13 @@ def eval_variants(
 def eval_corpus(
     docs: Path | None, passages: Path | None, questions: Path, files: Path | None
 ) -> tuple[Corpus, dict[str, Any] | None]:
-    """The corpus of ``--questions`` (quote gold JSONL, documents under ``files``; or a
-    CSV with the ``docs`` and ``passages`` tables) and, for quote gold, its alignment."""
+    """The corpus of ``--questions`` (quote gold JSONL, documents under ``files``; TAT-QA's
+    JSON, :mod:`finchunk.datasets.tatqa`; or a CSV with the ``docs`` and ``passages``
+    tables) and, for quote gold, its alignment."""
+    if questions.suffix.lower() == ".json":
+        from finchunk.datasets.tatqa import read_tatqa
+
+        return read_tatqa(questions)[0], None
     if questions.suffix.lower() == ".jsonl":
         from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 
@@ -304,7 +309,8 @@ PerEntityOpt = Annotated[
 BudgetOpt = Annotated[
     str | None,
     typer.Option(
-        help="Character budgets to score at, e.g. 1200 or 800,1200,2000 (stop vs packing)."
+        help="Character budgets to score at, e.g. 1200 or 800,1200,2000: whole chunks "
+        "(stop, pack) and evidence delivery (finer units, a header once per section)."
     ),
 ]
 RunOutOpt = Annotated[

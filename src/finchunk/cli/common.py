@@ -566,9 +566,22 @@ class _Task:
 
     def line(self, now: float) -> str:
         done = f"{self.completed:g}"
+        took = now - self.started
+        left = ""
         if self.total:
             done += f"/{self.total:g} ({100 * self.completed / self.total:.0f} %)"
-        return f"{self.description}: {done}, {now - self.started:.0f} s"
+            if 0 < self.completed < self.total:
+                rest = took * (self.total - self.completed) / self.completed
+                left = f", about {duration(rest)} left"
+        return f"{self.description}: {done}, {took:.0f} s{left}"
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``7 min``, ``2 h 05 min``: an estimate's precision."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 class PlainProgress:
@@ -645,38 +658,76 @@ def progress_bar() -> Progress | PlainProgress:
     terminal, else a plain line every few seconds (:class:`PlainProgress`)."""
     if not err_console.is_terminal:
         return PlainProgress(err_console)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TimeRemainingColumn(),
         console=err_console,
         transient=True,
     )
 
 
-def watched_embedder(bar: Progress | PlainProgress, embedder: str) -> Watched:
+#: A batch that took this long was embedded, not read from the cache: it times the model.
+ESTIMATE_AFTER_S = 0.5
+#: Work left above which the estimate is printed before the job goes on.
+LONG_JOB_S = 60.0
+
+
+def watched_embedder(
+    bar: Progress | PlainProgress,
+    embedder: str,
+    say: Callable[[str], None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Watched:
     """The embedding model ``embedder``, its passage embeddings shown on ``bar`` as an
     ``embedding passages`` task (added when the first vectors are asked for; its total
-    grows with each call: the corpus for a dense index, the candidates for a reranker)."""
+    grows with each call: the corpus for a dense index, the candidates for a reranker).
+    After the first batch the model embedded (not found in the cache), when the passages
+    left would take more than :data:`LONG_JOB_S` at that pace, ``say`` (default: a line
+    on stderr) gets the estimate, once."""
     from finchunk.retrieve.neural.dense import Watched, make_embedder
 
     task: int | None = None
-    needed = 0
+    needed = done = 0
+    last = clock()
+    estimated = False
+    tell = say or (lambda line: err_console.print(Text(line), highlight=False))
 
     def begin(n: int) -> None:
-        nonlocal task, needed
+        nonlocal task, needed, last
         needed += n
+        last = clock()
         if task is None:
             task = bar.add_task("embedding passages", total=needed)
         else:
             bar.update(task, total=needed)
 
     def advance(n: int) -> None:
+        nonlocal done, last, estimated
+        now = clock()
+        took, last, done = now - last, now, done + n
         if task is not None:
             bar.advance(task, n)
+        if estimated or n <= 0 or took < ESTIMATE_AFTER_S:
+            return
+        estimated = True
+        left = (needed - done) * took / n
+        if left >= LONG_JOB_S:
+            tell(
+                f"embedding {needed - done:,} more passages: about {duration(left)} at "
+                f"{took / n:.2f} s a passage (measured on the first batch); vectors are "
+                "cached as they are made, so an interrupted run resumes where it stopped"
+            )
 
     return Watched(make_embedder(embedder), begin, advance)
 
@@ -686,7 +737,7 @@ class StageBars:
     one, hiding the previous; ``advance(n)`` moves the current one."""
 
     def __init__(self, progress: Progress | PlainProgress) -> None:
-        self._p = progress
+        self._p = self.progress = progress
         self._task: int | None = None
 
     def stage(self, name: str, total: int) -> None:

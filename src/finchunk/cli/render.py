@@ -159,18 +159,20 @@ def print_eval_tables(console: Console, report: dict[str, Any]) -> None:
 
 
 def budgets_table(report: dict[str, Any]) -> Table:
-    """Recall within each character budget, stopping at the first chunk that does not fit
-    and packing (skipping it)."""
+    """Recall within each character budget, stopping at the first chunk that does not fit,
+    packing (skipping it), and delivering evidence units
+    (:mod:`finchunk.retrieve.query.evidence`)."""
     t = Table(title="Recall within a character budget (chunks, chars delivered)")
-    for col in ("variant", "budget", "stop", "pack"):
+    evidence = any(r["packing"] == "evidence" for r in report["budgets"])
+    packings = ("stop", "skip", "evidence") if evidence else ("stop", "skip")
+    for col in ("variant", "budget", "stop", "pack", *(("evidence",) if evidence else ())):
         t.add_column(col, justify="left" if col == "variant" else "right")
     grid: dict[tuple[str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
     for r in report["budgets"]:
         grid[(variant_label(r), r["budget"])][r["packing"]] = r
     for (label, budget), by in grid.items():
         cells = [
-            f"{by[p]['recall']:.3f} ({by[p]['chunks']:.1f}, {by[p]['chars']:.0f})"
-            for p in ("stop", "skip")
+            f"{by[p]['recall']:.3f} ({by[p]['chunks']:.1f}, {by[p]['chars']:.0f})" for p in packings
         ]
         t.add_row(label, f"{budget:,}", *cells)
     return t
@@ -331,6 +333,9 @@ def print_bench_report(out: Console, report: dict[str, Any]) -> None:
         + "; bytitle is compared with the paper's best element variant)."
     )
     out.print(_bench_chunks_table(report))
+    if report.get("budgets"):
+        scoped = [{**r, "strategy": f"{r['strategy']} ({r['scope']})"} for r in report["budgets"]]
+        out.print(budgets_table({"budgets": scoped}))
     if "wall_s" in report:
         out.print(f"wall time: {report['wall_s']} s")
 

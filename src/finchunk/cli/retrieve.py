@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -43,6 +43,7 @@ from finchunk.cli.common import (
     resolve_on_error,
     stage_bars,
     user_errors,
+    watched_embedder,
     work_on,
 )
 from finchunk.errors import InputError
@@ -73,6 +74,14 @@ def index_cmd(
     model: Annotated[str, typer.Option("--model", "--embedder", help=EMBEDDER_HELP)] = (
         DEFAULT_EMBEDDER
     ),
+    splade: Annotated[
+        bool | None,
+        typer.Option(
+            "--splade/--no-splade",
+            help="Store SPLADE document weights (default: when the splade extra is installed), "
+            "so auto's SPLADE rerank encodes only the question.",
+        ),
+    ] = None,
     docs: Annotated[
         Path | None, typer.Option(help="Also index a documents table. " + DOCS_HELP)
     ] = None,
@@ -103,7 +112,7 @@ def index_cmd(
     stored in the index; search uses them. --dask runs parsing, chunking and embedding on a Dask
     cluster (the index is the same)."""
     from finchunk.retrieve.index.build import document_sources, file_sources
-    from finchunk.retrieve.index.config import IndexConfig
+    from finchunk.retrieve.index.config import IndexConfig, splade_config
 
     target = to or out
     left = _interrupt_note(target)
@@ -126,8 +135,14 @@ def index_cmd(
             model if dense else None,
             bm25_params(bm25_k1, bm25_b, bm25_prefix),
         )
+        config = splade_config(config, False if is_database_url(target) else splade)
+        if splade and is_database_url(target):
+            print_warning(
+                str(target), "SPLADE weights are not stored there; SPLADE reranks at question time"
+            )
         with work_on(dask, dask_parts, mode) as work, stage_bars() as bars:
-            report = _build(sources, target, config, bars, work, (prune, mode))
+            watched = watched_embedder(bars.progress, config.model) if config.model else None
+            report = _build(sources, target, config, bars, work, (prune, mode), watched)
         for source, warning in report.warnings:
             print_warning(source, warning)
         console.print(f"{report.path}: {report.summary()}")
@@ -188,13 +203,21 @@ def _live_name(root: Path) -> str | None:
         return None
 
 
-def _build(sources, target, config, bars, work, local):
-    """Into PostgreSQL or the index folder (``local``: --prune and the on-error mode)."""
+def _build(sources, target, config, bars, work, local, embedder=None):
+    """Into PostgreSQL or the index folder (``local``: --prune and the on-error mode);
+    ``embedder``: the model, its passages shown on the bars (with an estimate)."""
     from finchunk.retrieve.index.build import build_into
 
     prune, on_error = local
     return build_into(
-        sources, target, config, progress=bars, work=work, prune=prune, on_error=on_error
+        sources,
+        target,
+        config,
+        embedder=embedder,
+        progress=bars,
+        work=work,
+        prune=prune,
+        on_error=on_error,
     )
 
 
@@ -230,11 +253,22 @@ def search_cmd(
     budget: Annotated[
         int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
     ] = None,
+    budget_tokens: Annotated[
+        int | None,
+        typer.Option(help="With --evidence: a budget in cl100k tokens instead of characters."),
+    ] = None,
+    evidence: Annotated[
+        bool,
+        typer.Option(
+            help="Deliver evidence: the best paragraphs, table rows and notes of the top "
+            "chunks within --budget (default 1200 characters), a section's header once."
+        ),
+    ] = False,
     keep_instructions: Annotated[
         bool,
         typer.Option(
             help="Search the question as asked: instructions to the answering model "
-            "(\"Answer in one sentence.\", \"(in USD)\") are set aside unless given."
+            '("Answer in one sentence.", "(in USD)") are set aside unless given.'
         ),
     ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
@@ -259,6 +293,10 @@ def search_cmd(
 
     with user_errors():
         shown = Distinct.DOCUMENT if per_document else distinct
+        if budget_tokens is not None and not evidence:
+            raise InputError("--budget-tokens applies to --evidence delivery")
+        if budget is not None and budget_tokens is not None:
+            raise InputError("give --budget (characters) or --budget-tokens, not both")
         opts = search_options(
             largest_k(k),
             retriever,
@@ -271,6 +309,9 @@ def search_cmd(
             reranker,
             keep_instructions,
         )
+        if evidence:
+            _print_evidence(index, question, opts, budget_tokens, json_out)
+            return
         if is_database_url(index):
             from finchunk.retrieve.backends.pgstore import PgIndex
 
@@ -283,6 +324,35 @@ def search_cmd(
             typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         else:
             print_hits(console, err_console, result, full=full)
+
+
+def _print_evidence(
+    index: str, question: str, opts: Any, budget_tokens: int | None, json_out: bool
+) -> None:
+    """``search --evidence``: the delivered text (one block per section, each piece cited)
+    or its JSON."""
+    from dataclasses import replace
+
+    from finchunk.retrieve.index.store import Index
+    from finchunk.retrieve.query.deliver import Delivery
+    from finchunk.retrieve.query.search import search_evidence
+
+    if is_database_url(index):
+        raise InputError("--evidence needs a local index (the documents' text)")
+    d = opts.delivery
+    tokens = budget_tokens is not None
+    budget = budget_tokens if tokens else d.budget
+    delivery = Delivery(d.distinct, True, budget, evidence=True, tokens=tokens)
+    result, ev = search_evidence(
+        Index.open(Path(index)), question, replace(opts, delivery=delivery)
+    )
+    if json_out:
+        data = {"query": question, "notes": result.notes, **ev.to_json()}
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    for note in result.notes:
+        err_console.print(f"note: {note}")
+    typer.echo(ev.text())
 
 
 def ask_cmd(

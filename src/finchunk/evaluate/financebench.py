@@ -30,6 +30,7 @@ from finchunk.datasets.financebench import FBDocument, FBQuestion, FinanceBench
 from finchunk.errors import InputError
 from finchunk.evaluate.align import QuoteIndex
 from finchunk.evaluate.gold import GoldPassage, GoldSet, QuestionGold
+from finchunk.evaluate.harness import BUDGET_DEPTH
 from finchunk.evaluate.measures import (
     DEFAULT_THRESHOLD,
     NDCG,
@@ -401,6 +402,9 @@ class BenchConfig:
     #: Distinct pages or documents, a slot per entity, a budget
     #: (:mod:`finchunk.retrieve.query.deliver`).
     delivery: Delivery = AS_RANKED
+    #: Character budgets to score every run at (whole chunks stopping or packing, and
+    #: evidence delivery: :func:`finchunk.evaluate.harness.run_budget_rows`).
+    budgets: tuple[int, ...] = ()
 
 
 @dataclass
@@ -438,6 +442,14 @@ def run_benchmark(
         "chunks": [],
         "comparisons": [],
     }
+    evidence: Any = None
+    if config.budgets:
+        from finchunk.evaluate.harness import EvidenceRun
+
+        report["budgets"] = []
+        evidence = EvidenceRun(
+            docs, {q.id: q.question for q in questions}, {q.id: q.answer for q in questions}
+        )
     for strategy in config.strategies:
         for header in config.headers:
             c = Chunked(strategy, header, chunk_all(docs, make_strategy(strategy, header)))
@@ -446,9 +458,13 @@ def run_benchmark(
             per: dict[str, dict[FBScope, dict[int, PerQuestion]]] = {}
             for retriever in config.retrievers:
                 hits = per.setdefault(str(retriever), {})
+                runs: list[tuple[FBScope, Run]] = []
                 rows = rank_variant(
-                    c, source, retriever, questions, gold, allowed, config, prog, hits
+                    c, source, retriever, questions, gold, allowed, config, prog, hits, runs
                 )
+                if config.budgets:
+                    more = budget_rows(c, retriever, runs, gold, config, evidence)
+                    report["budgets"].extend(more)
                 report["results"].extend(rows)
             report["comparisons"].extend(comparison_rows(c, per, comparison_ks(config.ks)))
     return report
@@ -503,16 +519,18 @@ def rank_variant(
     config: BenchConfig,
     prog: Progress,
     hits: dict[FBScope, dict[int, PerQuestion]] | None = None,
+    runs: list[tuple[FBScope, Run]] | None = None,
 ) -> list[dict[str, Any]]:
     """Rows of one chunking × retriever under every scope of ``config``; one run each.
-    ``hits`` (if given) receives each scope's page accuracy per question and k."""
+    ``hits`` (if given) receives each scope's page accuracy per question and k, ``runs``
+    each scope's run."""
     rows: list[dict[str, Any]] = []
     for scope in config.scopes:
         run = rank(
             scope_queries(scope, questions, allowed, config.filter_statistics),
             c.chunks,
             retriever,
-            max(config.ks),
+            max(*config.ks, BUDGET_DEPTH) if config.budgets else max(config.ks),
             source=source,
             options=config.options,
             name=f"{c.name}/{retriever}/{scope.value}",
@@ -522,11 +540,39 @@ def rank_variant(
         )
         per_k = None if hits is None else hits.setdefault(scope, {})
         rows.extend(result_rows(c, retriever, scope, run, gold, config.ks, per_k))
+        if runs is not None:
+            runs.append((scope, run))
         if prog.run:
             prog.run(run)
         if prog.ranked:
             prog.ranked()
     return rows
+
+
+def budget_rows(
+    c: Chunked,
+    retriever: RetrieverSpec | str,
+    runs: Sequence[tuple[FBScope, Run]],
+    gold: GoldSet,
+    config: BenchConfig,
+    evidence: Any,
+) -> list[dict[str, Any]]:
+    """Each scope's run scored at every budget of ``config`` (whole chunks stopping or
+    packing, and evidence delivery over the same ranking)."""
+    from finchunk.evaluate.harness import run_budget_rows
+
+    texts = {ch.id: ch.text for ch in c.chunks}
+    out = []
+    for scope, run in runs:
+        keys = {
+            "strategy": c.strategy.value,
+            "header": c.header,
+            "retriever": str(retriever),
+            "scope": scope.value,
+        }
+        rows = run_budget_rows(run, texts, gold, config.budgets, evidence=evidence)
+        out.extend({**keys, **r} for r in rows)
+    return out
 
 
 def chunk_row(c: Chunked) -> dict[str, Any]:

@@ -10,7 +10,7 @@ bootstrap interval.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
@@ -31,12 +31,14 @@ from finchunk.evaluate.measures import (
     Delivered,
     Measure,
     Recall,
+    answer_found,
     compare,
+    count_retrieved,
     score,
 )
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
-from finchunk.model import Chunk
+from finchunk.model import Chunk, Document
 from finchunk.parallel import chunk_documents
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, FilterStatistics
 from finchunk.retrieve.lexical.bm25 import BM25Params
@@ -95,6 +97,7 @@ class EvalSettings:
     budgets: tuple[int, ...] = ()
     filter_policy: AutoFilterPolicy | None = None
     filter_statistics: FilterStatistics = FilterStatistics.KEPT
+    evidence: bool = True  # score evidence delivery at every budget too
 
     def __post_init__(self) -> None:
         if not 0 < self.threshold <= 1:
@@ -309,26 +312,146 @@ def comparison_rows(
     return rows
 
 
-def budget_rows(vr: VariantRun, gold: GoldSet, settings: EvalSettings) -> list[dict[str, Any]]:
+def budget_rows(
+    vr: VariantRun, gold: GoldSet, settings: EvalSettings, evidence: EvidenceRun | None = None
+) -> list[dict[str, Any]]:
+    """:func:`run_budget_rows` of a variant's run."""
+    texts = dict(zip((c.id for c in vr.chunks), vr.texts, strict=True))
+    rows = run_budget_rows(vr.run, texts, gold, settings.budgets, settings.threshold, evidence)
+    return [{**_variant_keys(vr.variant), **r} for r in rows]
+
+
+def run_budget_rows(
+    run: Run,
+    texts: Mapping[str, str],
+    gold: GoldSet,
+    budgets: Sequence[int],
+    threshold: float = DEFAULT_THRESHOLD,
+    evidence: EvidenceRun | None = None,
+) -> list[dict[str, Any]]:
     """Per budget: recall, chunks and characters delivered when delivery stops at the first
-    chunk that does not fit, and when it packs (skips it and goes on)."""
+    chunk that does not fit, when it packs (skips it and goes on), and (given ``evidence``)
+    when it delivers evidence units (:mod:`finchunk.retrieve.query.evidence`; ``chunks`` are then
+    pieces); each with recall by question type and, where the questions' answers are known,
+    answer-bearing recall (:func:`~finchunk.evaluate.measures.answer_found`)."""
     rows = []
-    for chars in settings.budgets:
+    answers = evidence.answers if evidence is not None else {}
+    for chars in budgets:
+        if evidence is not None:
+            per = evidence.per_query(run, gold, chars)
+            rows.append(_budget_row(gold, chars, "evidence", per))
         for skip in (False, True):
             cut = Budget(chars, skip)
-            ms = (Recall(cut, settings.threshold), Delivered(cut), Chars(cut))
-            s = score(vr.run, gold, ms)
-            rows.append(
-                {
-                    **_variant_keys(vr.variant),
-                    "budget": chars,
-                    "packing": "skip" if skip else "stop",
-                    "recall": round(s.mean(ms[0]), 4),
-                    "chunks": round(s.mean(ms[1]), 2),
-                    "chars": round(s.mean(ms[2]), 1),
-                }
+            ms = (
+                Recall(cut, threshold),
+                Complete(cut, threshold),
+                Delivered(cut),
+                Chars(cut),
             )
+            s = score(run, gold, ms)
+            per = {}
+            for g in gold:
+                found = None
+                if answers.get(g.id):
+                    delivered = "\n\n".join(texts[c.chunk_id] for c in cut.apply(run.get(g.id)))
+                    found = answer_found(answers[g.id], delivered)
+                got = tuple(s.per_query[m][g.id] for m in ms)
+                per[g.id] = (*got, found)
+            rows.append(_budget_row(gold, chars, "skip" if skip else "stop", per))
     return rows
+
+
+#: Per question: recall, complete, chunks (pieces), characters, answer found (None: unknown).
+PerQuery = dict[str, tuple[float, float, float, float, bool | None]]
+
+
+def _budget_row(gold: GoldSet, budget: int, packing: str, per: PerQuery) -> dict[str, Any]:
+    """One budget row from per-question values (:data:`PerQuery`)."""
+    values = list(per.values()) or [(0.0, 0.0, 0.0, 0.0, None)]
+    row = {
+        "budget": budget,
+        "packing": packing,
+        "recall": round(fmean(v[0] for v in values), 4),
+        "complete": round(fmean(v[1] for v in values), 4),
+        "chunks": round(fmean(v[2] for v in values), 2),
+        "chars": round(fmean(v[3] for v in values), 1),
+    }
+    known = [v[4] for v in values if v[4] is not None]
+    if known:
+        row["answer"] = round(fmean(float(f) for f in known), 4)
+        row["answer_questions"] = len(known)
+    row["by_type"] = {
+        t: round(fmean(per[g.id][0] for g in gold if g.type == t), 4) for t in gold.types
+    }
+    return row
+
+
+class EvidenceRun:
+    """Evidence delivery over a run's rankings, scored at a budget: the units of a corpus
+    are cut and indexed once, each question's delivery is kept per budget."""
+
+    def __init__(
+        self,
+        documents: Mapping[str, Document],
+        texts: Mapping[str, str],
+        answers: Mapping[str, str],
+        threshold: float = DEFAULT_THRESHOLD,
+        entities: Mapping[str, Sequence[Sequence[str]]] | None = None,
+    ) -> None:
+        """``texts``/``answers``: each question's text and gold answer (by id; an empty
+        answer: unknown); ``entities``: per question, the documents of each issuer it names
+        (a slot each)."""
+        from finchunk.retrieve.query.evidence_units import UnitCache, UnitIndex
+
+        self.documents = documents
+        self.texts = texts
+        self.answers = {q: a for q, a in answers.items() if a}
+        self.cache = UnitCache(self.documents)
+        self.index = UnitIndex(self.cache)
+        self.threshold = threshold
+        self.entities = entities or {}
+
+    @classmethod
+    def of_corpus(cls, corpus: Corpus, threshold: float, per_entity: bool = True) -> EvidenceRun:
+        named = _Named(corpus, AutoFilterPolicy()) if per_entity else None
+        return cls(
+            {d.id: d for d in corpus.documents},
+            {q.id: q.text for q in corpus.questions},
+            {q.id: q.answer for q in corpus.questions},
+            threshold,
+            {q.id: named.entities(q.text) for q in corpus.answerable} if named else None,
+        )
+
+    def delivered(self, run: Run, qid: str, budget: int) -> Any:
+        """Evidence for the question within ``budget``; a question naming several issuers
+        gets a slot per issuer (its ranking split by their documents, taking turns)."""
+        from finchunk.retrieve.query.evidence import deliver_evidence
+        from finchunk.retrieve.query.evidence_units import Hit, split_by_entity
+        from finchunk.retrieve.query.need import information_need
+
+        hits = [Hit(h.doc_id, h.spans, h.score) for h in run.get(qid)]
+        groups = split_by_entity(hits, self.entities.get(qid, ()))
+        need = information_need(self.texts[qid]).text  # what the plan searches for
+        return deliver_evidence(
+            need, groups, self.documents, budget, cache=self.cache, index=self.index
+        )
+
+    def per_query(self, run: Run, gold: GoldSet, budget: int) -> PerQuery:
+        """Per question: :data:`PerQuery`."""
+        out: PerQuery = {}
+        for g in gold:
+            ev = self.delivered(run, g.id, budget)
+            found = count_retrieved(ev.pieces, g, self.threshold)
+            text = ev.text()
+            answer = self.answers.get(g.id)
+            out[g.id] = (
+                found / g.evidence if g.evidence else 0.0,
+                float(g.evidence > 0 and found == g.evidence),
+                float(len(ev.pieces)),
+                float(len(text)),
+                answer_found(answer, text) if answer else None,
+            )
+        return out
 
 
 def evaluate_runs(
@@ -352,6 +475,7 @@ def evaluate_runs(
     report["chunks"] = []
     compare_k = 5 if 5 in ks else max(ks)
     runs, per_query = [], []
+    evidence: EvidenceRun | None = None
     for v in variants:
         vr = run_variant(corpus, v, settings.depth(ks), settings, on_question)
         results, by_type = result_rows(vr, gold, ks, settings.threshold)
@@ -359,7 +483,9 @@ def evaluate_runs(
         report["by_type"].extend(by_type)
         report["chunks"].append(chunk_row(vr))
         if settings.budgets:
-            report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings))
+            if settings.evidence and evidence is None:  # the units: cut and indexed once
+                evidence = EvidenceRun.of_corpus(corpus, settings.threshold)
+            report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings, evidence))
         per_query.append((v.name, recall_per_query(vr, gold, compare_k, settings.threshold)))
         if on_run is not None:
             on_run(vr)

@@ -1,6 +1,6 @@
 """Indexing on Dask: parsing, chunking, embedding and term counting as tasks on a cluster.
 
-:class:`DaskWork` is a :class:`~finchunk.retrieve.index.build.Work`: the build hands it the
+:class:`DaskWork` is a :class:`~finchunk.retrieve.index.pieces.Work`: the build hands it the
 documents to process; it cuts them into parts (consecutive documents, in source order), and
 one task per part parses, chunks and embeds each of its documents and counts its chunks'
 BM25 terms. A task writes its results as Parquet parts (chunks, documents, term statistics;

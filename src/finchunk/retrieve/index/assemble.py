@@ -5,7 +5,7 @@ PostgreSQL build both write."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -179,7 +179,7 @@ def assemble(
         p.entry.first_chunk, pos = pos, pos + p.entry.chunks
     tables = [p.table.cast(CHUNK_SCHEMA) for p in pieces]
     chunks = pa.concat_tables(tables) if tables else CHUNK_SCHEMA.empty_table()
-    manifest = _manifest_for(config, embedder.dim if embedder else None)
+    manifest = _manifest_for(replace(config, splade=None), embedder.dim if embedder else None)
     manifest.documents = [p.entry for p in pieces]
     manifest.chunks = report.chunks = chunks.num_rows
     texts = chunks.column("text").to_pylist()

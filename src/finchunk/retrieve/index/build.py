@@ -37,7 +37,9 @@ from finchunk.retrieve.index.config import (
     OnError,
     Progress,
     _manifest_for,
+    _splade_header,
     resolve_embedder,
+    resolve_splade,
 )
 from finchunk.retrieve.index.manifest import (
     CURRENT,
@@ -59,6 +61,7 @@ from finchunk.retrieve.index.pieces import (
     Work,
     _batches,
     _embed_missing,
+    _encode_missing,
     _plan,
     _Planned,
     _report_plans,
@@ -84,6 +87,8 @@ from finchunk.retrieve.lexical.bm25 import corpus_stats
 
 if TYPE_CHECKING:  # the dense stack is imported by builds that embed, when they do
     from finchunk.retrieve.neural.dense import Embedder
+    from finchunk.retrieve.neural.splade import Splade
+    from finchunk.retrieve.neural.splade_impacts import Impacts
 
 # --- configuration ----------------------------------------------------------------
 
@@ -124,10 +129,11 @@ def _unchanged_header(root: Path, listing: str, config: IndexConfig) -> Manifest
         head = Manifest.from_json(gen / MANIFEST, documents=False)
     except InputError:
         return None  # the full path says what is wrong
-    same_config = (head.chunking, head.bm25, head.model) == (
+    same_config = (head.chunking, head.bm25, head.model, head.splade) == (
         config.chunking(),
         asdict(config.bm25),
         config.model,
+        _splade_header(config.splade),
     )
     current = head.format == FORMAT and head.finchunk_version == finchunk.__version__
     return head if same_config and current and head.listing == listing else None
@@ -150,6 +156,9 @@ def _previous(root: Path, config: IndexConfig) -> tuple[Index | None, str | None
         return None, f"chunking changed from {m.chunking} to {config.chunking()}", ids
     if m.model != config.model:
         return None, f"model changed from {m.model} to {config.model}", ids
+    if m.splade != _splade_header(config.splade):
+        was, now = m.splade_model or "none", config.splade or "none"
+        return None, f"SPLADE impacts changed from {was} to {now}", ids
     return old, None, ids
 
 
@@ -158,8 +167,14 @@ class _Writer:
     (embedded here when the work did not), kept ones copied from their old segments (a
     merge)."""
 
-    def __init__(self, builder: SegmentBuilder, old: Index | None, embedder: Embedder | None):
-        self.builder, self.old, self.embedder = builder, old, embedder
+    def __init__(
+        self,
+        builder: SegmentBuilder,
+        old: Index | None,
+        embedder: Embedder | None,
+        splade: bool = False,
+    ):
+        self.builder, self.old, self.embedder, self.splade = builder, old, embedder, splade
         self._old_rows: dict[str, pa.Table] = {}
         self._old_docs: dict[str, dict[str, Any]] | None = None
 
@@ -167,7 +182,7 @@ class _Writer:
         e, made = plan.entry, piece.entry
         e.title, e.sha256, e.metadata, e.card = made.title, made.sha256, made.metadata, made.card
         e.chunks = made.chunks
-        self._place(e, piece.table, piece.doc_row, piece.vectors)
+        self._place(e, piece.table, piece.doc_row, piece.vectors, piece.impacts)
 
     def copy(self, plan: _Planned) -> None:
         """A kept document moved into the new segment (merge): its rows, not its source."""
@@ -182,13 +197,21 @@ class _Writer:
         vectors = None
         if self.embedder is not None:  # e.first_chunk is still its old position
             vectors = np.asarray(old.source.vectors()[e.first_chunk : e.first_chunk + e.chunks])
-        self._place(e, table, self._old_docs[e.id], vectors)
+        impacts = None
+        if self.splade:  # the old index stores them: _previous rebuilds all when it does not
+            impacts = old.splade_impacts(np.arange(e.first_chunk, e.first_chunk + e.chunks))
+        self._place(e, table, self._old_docs[e.id], vectors, impacts)
 
     def _place(
-        self, e: DocEntry, table: pa.Table, row: dict[str, Any], vectors: np.ndarray | None
+        self,
+        e: DocEntry,
+        table: pa.Table,
+        row: dict[str, Any],
+        vectors: np.ndarray | None,
+        impacts: Impacts | None = None,
     ) -> None:
         e.segment = self.builder.name
-        e.segment_row, e.doc_row = self.builder.add(table, row, vectors, e.card)
+        e.segment_row, e.doc_row = self.builder.add(table, row, vectors, e.card, impacts)
 
 
 @dataclass(frozen=True)
@@ -199,6 +222,7 @@ class _Run:
     work: Work
     embedder: Embedder | None
     progress: Progress
+    splade: Splade | None = None
 
 
 def _unchanged(plans: list[_Planned], old: Index | None, config: IndexConfig) -> bool:
@@ -242,13 +266,14 @@ def _write_segment(
     if not todo:
         return None
     builder = SegmentBuilder(root, next_generation(root, "s"), run.config.bm25)
-    writer = _Writer(builder, old, run.embedder)
+    writer = _Writer(builder, old, run.embedder, run.splade is not None)
     run.progress.stage("parsing, chunking and writing", len(todo))
     try:
         for batch in _batches(todo, run.work.batch):
             fresh = [p.source for p in batch if p.source is not None]
             made = run.work.pieces(fresh, run.config, run.embedder, run.progress)
             _embed_missing(made, run.embedder)
+            _encode_missing(made, run.splade)
             pieces = iter(made)
             for p in batch:
                 if p.source is None:
@@ -261,7 +286,7 @@ def _write_segment(
         if not builder.docs:
             builder.abort()
             return None
-        builder.finish(run.embedder.dim if run.embedder else None)
+        builder.finish(run.embedder.dim if run.embedder else None, run.splade is not None)
     except BaseException:
         builder.abort()
         raise
@@ -380,7 +405,7 @@ def _build(
         report.chunks = old.size
         return report
     work = work or LocalWork(on_error)
-    run = _Run(config, work, embedder, progress or NoProgress())
+    run = _Run(config, work, embedder, progress or NoProgress(), resolve_splade(config))
     _publish_build(root, plans, old, run, listing)
     report.skipped += work.skipped
     report.warnings += work.warnings

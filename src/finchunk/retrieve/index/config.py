@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import finchunk
 from finchunk.chunk import Strategy
-from finchunk.errors import FinchunkError
+from finchunk.errors import FinchunkError, InputError
 from finchunk.model import Document
 from finchunk.retrieve.index.manifest import (
     FORMAT,
@@ -34,6 +34,7 @@ from finchunk.retrieve.lexical.bm25 import BM25Params
 
 if TYPE_CHECKING:  # the dense stack is imported by builds that embed, when they do
     from finchunk.retrieve.neural.dense import Embedder
+    from finchunk.retrieve.neural.splade import Splade
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,7 @@ class IndexConfig:
     overlap: int | None = None
     header: bool = True
     model: str | None = None  # embedder name; None: no dense vectors
+    splade: str | None = None  # SPLADE model whose impacts are stored; None: none
     bm25: BM25Params = BM25Params()
 
     def chunking(self) -> dict[str, Any]:
@@ -79,7 +81,16 @@ def _manifest_for(config: IndexConfig, dim: int | None) -> Manifest:
         chunking=config.chunking(),
         bm25=asdict(config.bm25),
         dense={"model": config.model, "dim": dim} if config.model else None,
+        splade=_splade_header(config.splade),
     )
+
+
+def _splade_header(model: str | None) -> dict[str, Any] | None:
+    if model is None:
+        return None
+    from finchunk.retrieve.neural.splade_impacts import IMPACT_SCALE
+
+    return {"model": model, "scale": IMPACT_SCALE}
 
 
 class OnError(StrEnum):
@@ -153,3 +164,33 @@ def resolve_embedder(
     if embedder is not None and config.model != embedder.name:
         config = replace(config, model=embedder.name)
     return config, embedder
+
+
+def resolve_splade(config: IndexConfig) -> Splade | None:
+    """The SPLADE model whose impacts the build stores (None: it stores none); the
+    configuration names the installed one (:func:`splade_config`)."""
+    if config.splade is None:
+        return None
+    from finchunk.retrieve.neural.splade import load_splade
+
+    splade = load_splade()
+    if splade.name != config.splade:
+        raise InputError(f"SPLADE model {config.splade} is asked for, {splade.name} installed")
+    return splade
+
+
+def splade_config(config: IndexConfig, store: bool | None) -> IndexConfig:
+    """``config`` storing SPLADE impacts when ``store`` says (None: when the splade extra
+    is installed); ``store`` True without the extra is the extra's own error."""
+    from finchunk.errors import MissingExtraError
+    from finchunk.retrieve.neural.splade import load_splade
+
+    if store is False:
+        return replace(config, splade=None)
+    try:
+        name = load_splade().name
+    except MissingExtraError:
+        if store:
+            raise
+        return replace(config, splade=None)
+    return replace(config, splade=name)

@@ -86,6 +86,7 @@ class Manifest:
     live_card_df: list[str] = field(default_factory=list)  # segments with a live_card_df file
     positions: list[str] = field(default_factory=list)  # segments with a positions file
     listing: str = ""  # digest of the files' ids, paths and stats (build._listing)
+    splade: dict[str, Any] | None = None  # {"model", "scale"} of stored SPLADE impacts
 
     def to_json(self) -> str:
         """The manifest without its documents (:meth:`documents_json`), a field per line."""
@@ -119,6 +120,11 @@ class Manifest:
     @property
     def model(self) -> str | None:
         return self.dense["model"] if self.dense else None
+
+    @property
+    def splade_model(self) -> str | None:
+        """The SPLADE model whose document weights the segments store (None: none)."""
+        return self.splade["model"] if self.splade else None
 
 
 @cache

@@ -46,6 +46,8 @@ from finchunk.text.metadata import canonical_metadata
 
 if TYPE_CHECKING:  # the dense stack is imported by builds that embed, when they do
     from finchunk.retrieve.neural.dense import Embedder
+    from finchunk.retrieve.neural.splade import Splade
+    from finchunk.retrieve.neural.splade_impacts import Impacts
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Piece:
     table: pa.Table
     doc_row: dict[str, Any]
     vectors: np.ndarray | None = None
+    impacts: Impacts | None = None  # its chunks' SPLADE impacts, when the build stores them
 
 
 class Work(Protocol):
@@ -211,6 +214,18 @@ def _embed_missing(pieces: Sequence[Piece | None], embedder: Embedder | None) ->
     start = 0
     for p in todo:
         p.vectors, start = vectors[start : start + p.entry.chunks], start + p.entry.chunks
+
+
+def _encode_missing(pieces: Sequence[Piece | None], splade: Splade | None) -> None:
+    """SPLADE impacts for the pieces that have none, here (whatever work made them: a
+    Dask build's pieces are encoded as a local one's)."""
+    todo = [p for p in pieces if p is not None and p.impacts is None]
+    if splade is None or not todo:
+        return
+    from finchunk.retrieve.neural.splade_impacts import impacts
+
+    for p in todo:
+        p.impacts = impacts(splade, p.table.column("text").to_pylist())
 
 
 def _batches(items: list[_Planned], size: int | None) -> list[list[_Planned]]:

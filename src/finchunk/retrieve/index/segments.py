@@ -19,7 +19,7 @@ import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -30,6 +30,9 @@ from finchunk.records import CHUNK_SCHEMA
 from finchunk.retrieve.lexical.bm25 import BM25Params
 from finchunk.retrieve.lexical.postings import Segment, SegmentWriter
 
+if TYPE_CHECKING:  # the splade module is imported by builds that store its impacts
+    from finchunk.retrieve.neural.splade_impacts import Impacts
+
 CHUNKS = "chunks.parquet"
 DOCUMENTS = "documents.parquet"
 BM25_DIR = "bm25"
@@ -38,6 +41,9 @@ BM25_DIR = "bm25"
 #: every card of the index.
 CARDS_DIR = "cards"
 VECTORS = "vectors.npy"
+#: SPLADE document weights as uint16 impacts, one sparse row per chunk row
+#: (:class:`finchunk.retrieve.neural.splade.Impacts`), when the index stores them.
+SPLADE_DIR = "splade"
 #: Chunks buffered before they are written; rows per Parquet row group of chunks and of
 #: documents (a search reads the row groups of the chunks it delivers: small ones are cheap).
 ROW_GROUP = 8192
@@ -80,6 +86,7 @@ class SegmentBuilder:
         self._bm25 = SegmentWriter()
         self._cards = SegmentWriter()
         self._vectors: list[np.ndarray] = []
+        self._impacts: list[Impacts] = []
         self.rows = 0
         self.docs = 0
 
@@ -89,9 +96,10 @@ class SegmentBuilder:
         doc_row: dict[str, Any],
         vectors: np.ndarray | None,
         card: str = "",
+        impacts: Impacts | None = None,
     ) -> tuple[int, int]:
-        """One document's chunk rows, its documents row, vectors and card; returns its
-        first chunk's row and its documents row in the segment."""
+        """One document's chunk rows, its documents row, vectors, card and SPLADE impacts;
+        returns its first chunk's row and its documents row in the segment."""
         at = (self.rows, self.docs)
         for text in chunks.column("text").to_pylist():
             self._bm25.add(*self.params.text.terms(text))
@@ -101,6 +109,8 @@ class SegmentBuilder:
         self._pending_docs.append(doc_row)
         if vectors is not None:
             self._vectors.append(np.asarray(vectors, dtype=np.float32))
+        if impacts is not None:
+            self._impacts.append(impacts)
         self.rows += chunks.num_rows
         self.docs += 1
         if sum(t.num_rows for t in self._pending) >= ROW_GROUP:
@@ -116,7 +126,7 @@ class SegmentBuilder:
             self._docs.write_table(docs, DOC_GROUP_ROWS)
             self._pending_docs = []
 
-    def finish(self, dim: int | None) -> Segment:
+    def finish(self, dim: int | None, splade: bool = False) -> Segment:
         self._flush()
         self._chunks.close()
         self._docs.close()
@@ -126,6 +136,13 @@ class SegmentBuilder:
         if dim is not None:
             vecs = np.concatenate(self._vectors) if self._vectors else np.zeros((0, dim))
             np.save(self.tmp / VECTORS, vecs.astype(np.float32))
+        if splade:
+            from finchunk.retrieve.neural.splade_impacts import Impacts
+
+            rows = Impacts.concat(self._impacts)
+            if len(rows) != self.rows:
+                raise ValueError(f"SPLADE impacts for {len(rows)} of {self.rows} chunk rows")
+            rows.save(self.tmp / SPLADE_DIR)
         fsync_tree(self.tmp)
         os.replace(self.tmp, self.root / self.name)
         return segment

@@ -45,6 +45,7 @@ from finchunk.retrieve.index.locks import writer_lock as writer_lock
 from finchunk.retrieve.index.segments import (
     CHUNKS,
     DOCUMENTS,
+    SPLADE_DIR,
     read_rows,
 )
 from finchunk.retrieve.index.segments import DOC_SCHEMA as DOC_SCHEMA  # its home before segments
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # the retriever stack is imported when a retriever is asked f
     # or an update, which reads an index too, does not pay for it
     from finchunk.retrieve.base import Retriever
     from finchunk.retrieve.neural.dense import Embedder
+    from finchunk.retrieve.neural.splade_impacts import Impacts
     from finchunk.retrieve.query.deliver import ChunkFacts
     from finchunk.retrieve.query.filters import MetadataIndex
     from finchunk.retrieve.query.priors import PriorParams
@@ -307,6 +309,32 @@ class Index(Snapshot):
     def texts(self) -> list[str]:
         """The indexed text of every chunk, in row order."""
         return self.chunks.column("text").to_pylist()
+
+    @cached_property
+    def _impact_parts(self) -> list[Impacts]:
+        from finchunk.retrieve.neural.splade_impacts import Impacts
+
+        return [Impacts.load(self.root / s / SPLADE_DIR) for s in self.header.segments]
+
+    def splade_impacts(self, positions: np.ndarray) -> Impacts:
+        """The stored SPLADE impacts of the chunks at ``positions`` (in that order), read
+        from their segments' memory-mapped rows; the index must store them
+        (:attr:`Manifest.splade_model`)."""
+        from finchunk.retrieve.neural.splade_impacts import IMPACT_SCALE, Impacts
+
+        splade = self.header.splade
+        if splade is None or splade.get("scale") != IMPACT_SCALE:
+            raise InputError(f"{self.root}: this index stores no SPLADE impacts of this grid")
+        seg, rows = self._locate(np.asarray(positions, dtype=np.int64))
+        order = np.argsort(seg, kind="stable")
+        parts = [
+            self._impact_parts[k].take(rows[order][seg[order] == k])
+            for k in sorted(set(seg.tolist()))
+        ]
+        together = Impacts.concat(parts)
+        back = np.empty_like(order)
+        back[order] = np.arange(order.size)
+        return together.take(back)
 
     @cached_property
     def source(self) -> StoredSource:

@@ -32,8 +32,11 @@ import numpy as np
 
 from finchunk.files import cache_root
 
-#: Texts per shard file (what an interruption can lose at most).
+#: Texts per shard file at most; a shard is also written once :data:`FLUSH_S` seconds of
+#: embedding have passed since the last one, so an interruption loses at most a shard or
+#: about that much work (a slow model makes ~3 vectors a second: 2048 texts were 11 minutes).
 SHARD = 2048
+FLUSH_S = 30.0
 
 
 def text_key(text: str) -> bytes:
@@ -156,18 +159,23 @@ def cached_embed(
     cache.misses += len(todo)
     if on_batch and len(texts) > len(todo):
         on_batch(len(texts) - len(todo))
+    part: list[int] = []
+    vecs: list[np.ndarray] = []
+    since = time.monotonic()
     for start in range(0, len(todo), SHARD):
-        part = todo[start : start + SHARD]
-        vecs = []
-        for b in range(0, len(part), batch):
-            chunk = [texts[i] for i in part[b : b + batch]]
-            vecs.append(embed(chunk))
+        shard = todo[start : start + SHARD]
+        for b in range(0, len(shard), batch):
+            at = shard[b : b + batch]
+            vecs.append(embed([texts[i] for i in at]))
+            part += at
             if on_batch:
-                on_batch(len(chunk))
-        made = np.concatenate(vecs).astype(np.float32)
-        cache.put([keys[i] for i in part], made)
-        for i, v in zip(part, made, strict=True):
-            out[i] = v
+                on_batch(len(at))
+            if b + batch >= len(shard) or time.monotonic() - since >= FLUSH_S:
+                made = np.concatenate(vecs).astype(np.float32)
+                cache.put([keys[i] for i in part], made)
+                for i, v in zip(part, made, strict=True):
+                    out[i] = v
+                part, vecs, since = [], [], time.monotonic()
     for i in missing:
         out[i] = out[first[keys[i]]]
     return out

@@ -49,6 +49,11 @@ from finchunk.errors import InputError
 from finchunk.extras import import_extra, packaged_file
 from finchunk.files import JSONError, loads
 from finchunk.retrieve.neural.safetensors import read_safetensors
+from finchunk.retrieve.neural.splade_impacts import (
+    Impacts,
+    _scaled,
+    quantise,
+)
 from finchunk.text.analysis import ENGLISH_VOCAB
 
 EXTRA = "splade"
@@ -358,21 +363,39 @@ class Splade:
 
 
 class SpladeReranker:
-    """Scores candidates by SPLADE's dot product with the question, computed on the
-    question's pieces only (:meth:`Splade.weights`). ``texts_at`` gives the candidates'
-    texts (a source's :meth:`~finchunk.retrieve.query.texts.TextSource.texts_at`: an index
-    reads those alone)."""
+    """Scores candidates by SPLADE's dot product with the question over the passages'
+    quantised weights (:func:`quantise`). ``impacts_at``, where the index stores them
+    (:class:`Impacts`, written by ``finchunk index``), gives the candidates' impacts: the
+    question costs its own encoding and a sparse dot product. Without it the candidates'
+    texts (``texts_at``: an index reads those alone) are encoded now, on the question's
+    pieces only (:meth:`Splade.weights`), and quantised the same way: both paths give the
+    same scores (``path`` says which one ran)."""
 
-    def __init__(self, texts_at: Callable[[np.ndarray], list[str]], splade: Splade) -> None:
+    def __init__(
+        self,
+        texts_at: Callable[[np.ndarray], list[str]],
+        splade: Splade,
+        impacts_at: Callable[[np.ndarray], Impacts] | None = None,
+    ) -> None:
         self.texts_at = texts_at
         self.splade = splade
+        self.impacts_at = impacts_at
+
+    @property
+    def path(self) -> str:
+        return "stored impacts" if self.impacts_at is not None else "question-time encoding"
 
     def score(self, query: str, positions: np.ndarray) -> np.ndarray:
         terms, q = self.splade.query(query)
         if not positions.size or not terms.size:
             return np.zeros(positions.size, dtype=np.float32)
-        passages = self.texts_at(positions)
-        return (self.splade.weights(passages, terms) @ q).astype(np.float32)
+        if self.impacts_at is not None:
+            return self.impacts_at(positions).dot(terms, q)
+        quantised = quantise(self.splade.weights(self.texts_at(positions), terms))
+        return _scaled(quantised.astype(np.float64) @ q.astype(np.float64))
+
+
+# --- document weights stored as impacts ----------------------------------------------------
 
 
 # --- the packaged model ---------------------------------------------------------------------

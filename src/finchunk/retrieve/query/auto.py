@@ -81,6 +81,7 @@ def auto_retriever(
     notes: list[str],
     documents: int = 1,
     query: str = "",
+    splade: str | None = None,
 ) -> AutoChoice:
     """What ``auto`` means for an index whose vectors come from ``model`` (None: it has
     none), searched over ``documents`` documents for ``query``: :data:`AUTO_RERANK` with that
@@ -88,7 +89,8 @@ def auto_retriever(
     where the splade extra is installed, :data:`AUTO_SPLADE`; else ``bm25`` (a note says why
     when a trained model's vectors go unused). Over several documents the first stage has
     the document prior :data:`AUTO_PRIOR` (``bm25-prior``, :data:`AUTO_PRIOR_RERANK`,
-    :data:`AUTO_PRIOR_SPLADE`)."""
+    :data:`AUTO_PRIOR_SPLADE`). ``splade``: the SPLADE model whose document impacts the
+    index stores (None: none), which the note says the rerank reads."""
     prior = AUTO_PRIOR if documents > 1 else None
     spec, base = (_BM25_PRIOR, AUTO_PRIOR_RERANK) if prior else (_BM25, AUTO_RERANK)
     weight = f", document prior weight {AUTO_PRIOR.weight:g}" if prior else ""
@@ -99,7 +101,7 @@ def auto_retriever(
                 f"(--retriever {AUTO_RERANK} to use its vectors)"
             )
             return AutoChoice(spec, embedder, prior)
-        return _lexical(spec, embedder, prior, query, notes)
+        return _lexical(spec, embedder, prior, query, notes, splade)
     if embedder is None:
         try:
             embedder = make_embedder(model)
@@ -116,6 +118,7 @@ def _lexical(
     prior: PriorParams | None,
     query: str,
     notes: list[str],
+    stored: str | None = None,
 ) -> AutoChoice:
     """``auto`` without vectors to fuse: ``spec`` (BM25, with ``prior`` over several
     documents), reranked by SPLADE for an English question where it is installed."""
@@ -127,11 +130,33 @@ def _lexical(
         return AutoChoice(spec, embedder, prior)
     if splade:
         reranked = AUTO_PRIOR_SPLADE if prior else AUTO_SPLADE
-        notes.append(f"auto: {reranked} (an English question; the splade extra){weight}")
+        notes.append(
+            f"auto: {reranked} (an English question; the splade extra){weight}; "
+            + _splade_path(stored)
+        )
         return AutoChoice(reranked, embedder, prior)
+    if stored is not None and language(query) is Language.EN:
+        notes.append(
+            f"auto: {spec}; the index stores SPLADE impacts ({stored}) but the splade extra "
+            "is not installed (pip install 'finchunk[splade]')"
+        )
     if prior:
         notes.append(f"auto: {spec} (document prior, weight {AUTO_PRIOR.weight:g})")
     return AutoChoice(spec, embedder, prior)
+
+
+def _splade_path(stored: str | None) -> str:
+    """Which way the SPLADE rerank gets its candidates' weights, and why."""
+    from finchunk.retrieve.neural.splade import load_splade
+
+    if stored is None:
+        return (
+            "candidates encoded at question time: no stored SPLADE impacts here "
+            "(a local index built by `finchunk index` stores them)"
+        )
+    if stored != load_splade().name:
+        return f"candidates encoded at question time: the stored impacts are {stored}'s"
+    return "the index's stored SPLADE impacts: only the question is encoded"
 
 
 def splade_installed() -> bool:

@@ -12,7 +12,11 @@ characters, not a number of chunks. :class:`Delivery` names these choices and
   entity's documents), take their best chunks in turn (entity 1's best, entity 2's best,
   entity 1's second …), skipping chunks already taken;
 * ``budget`` — walk the ranking and keep each chunk whose text still fits in the budget,
-  skipping one that does not (instead of stopping at it); ``k`` still caps the count.
+  skipping one that does not (instead of stopping at it); ``k`` still caps the count;
+* ``evidence`` — deliver evidence instead of chunks (:mod:`finchunk.retrieve.query.evidence`):
+  the plan's ranking is kept deep and whole, and the units of its top chunks are packed
+  within ``budget`` (characters, or cl100k tokens with ``tokens``; default
+  :data:`EVIDENCE_BUDGET` characters), a slot per entity when the question names several.
 """
 
 from __future__ import annotations
@@ -33,19 +37,39 @@ class Delivery:
 
     distinct: Distinct = Distinct.NONE
     per_entity: bool = False
-    budget: int | None = None  # characters
+    budget: int | None = None  # characters (tokens with ``evidence`` and ``tokens``)
+    evidence: bool = False
+    tokens: bool = False
 
     def __post_init__(self) -> None:
+        unit = "tokens" if self.tokens else "characters"
         if self.budget is not None and self.budget < 1:
-            raise InputError(f"--budget must be a positive number of characters, not {self.budget}")
+            flag = "--budget-tokens" if self.tokens else "--budget"
+            raise InputError(f"{flag} must be a positive number of {unit}, not {self.budget}")
+        if self.tokens and not self.evidence:
+            raise InputError("--budget-tokens applies to evidence delivery (--evidence)")
 
     @property
     def plain(self) -> bool:
-        return self.distinct is Distinct.NONE and not self.per_entity and self.budget is None
+        return (
+            self.distinct is Distinct.NONE
+            and not self.per_entity
+            and self.budget is None
+            and not self.evidence
+        )
+
+    @property
+    def evidence_budget(self) -> int:
+        """The budget evidence delivery packs (its unit: ``tokens``)."""
+        return self.budget if self.budget is not None else EVIDENCE_BUDGET
 
     def depth(self, k: int, size: int) -> int:
         """How deep to ask a retriever so that ``k`` chunks survive the choices."""
         return k if self.plain else min(size, max(10 * k, 200))
+
+
+#: Evidence delivery's budget when none is given (characters).
+EVIDENCE_BUDGET = 1200
 
 
 AS_RANKED = Delivery()

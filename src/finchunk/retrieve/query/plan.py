@@ -43,12 +43,14 @@ from finchunk.retrieve.query.texts import InMemoryTexts, Within
 class SourceFacts:
     """What a plan needs to know of what it searches: its documents and chunks, the model
     of its stored passage vectors (None: none), whether a filtered search can score the kept
-    documents with their own statistics (PostgreSQL cannot: it only masks)."""
+    documents with their own statistics (PostgreSQL cannot: it only masks), the SPLADE model
+    whose document impacts it stores (None: none; the rerank then encodes its candidates)."""
 
     documents: int
     chunks: int
     model: str | None = None
     kept_statistics: bool = True
+    splade: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,7 +129,7 @@ def make_plan(
         reached = facts.documents if docs is None else len(set(docs))
     prior, auto_said = None, []
     if isinstance(retriever, AutoSpec):
-        choice = auto_retriever(facts.model, embedder, auto_said, reached, query)
+        choice = auto_retriever(facts.model, embedder, auto_said, reached, query, facts.splade)
         spec, embedder, prior = choice.spec, choice.embedder, choice.prior
         said += auto_said
     else:
@@ -216,6 +218,8 @@ def run_plan(plan: QueryPlan, source: PlanSource) -> Hits:
         hits = interleave([retriever.search(plan.query, plan.depth, m) for m in masks])
     else:
         hits = retriever.search(plan.query, plan.depth, mask)
+    if plan.delivery.evidence:
+        return hits  # whole and deep: evidence delivery cuts it (finchunk.retrieve.query.evidence)
     return deliver(hits, plan.k, plan.delivery, source.chunk_facts)
 
 

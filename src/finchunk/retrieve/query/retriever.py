@@ -361,7 +361,9 @@ def _dense_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
 def _splade_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:
     from finchunk.retrieve.neural.splade import SpladeReranker, load_splade
 
-    return SpladeReranker(source.texts_at, load_splade())
+    splade = load_splade()
+    stored = getattr(source, "impacts_for", None)  # sources that may store impacts
+    return SpladeReranker(source.texts_at, splade, stored(splade.name) if stored else None)
 
 
 def _model_rerank(source: TextSource, options: RetrieverOptions) -> Reranker:

@@ -18,7 +18,7 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.records import ChunkRecord
-from finchunk.retrieve.base import Retriever
+from finchunk.retrieve.base import Hits, Retriever
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.kinds import AUTO, Distinct, FilterStatistics
 from finchunk.retrieve.neural.dense import Embedder
@@ -266,7 +266,12 @@ def index_plan(
         meta = index.meta_index
         for issuer in meta.mentions(query).issuers:
             entities.append(source.doc_ids(meta.mask([Filter("issuer", issuer)])))
-    facts = SourceFacts(len(index.manifest.documents), index.size, index.header.model)
+    facts = SourceFacts(
+        len(index.manifest.documents),
+        index.size,
+        index.header.model,
+        splade=index.header.splade_model,
+    )
     return make_plan(
         query,
         parse_named(options.retriever),
@@ -343,3 +348,50 @@ def term_spans(text: str, query: str) -> list[tuple[int, int]]:
     """Where the query's terms occur in ``text`` (word by word, ignoring case and accents)."""
     terms = set(query_terms(query))
     return [m.span() for m in _WORD_RE.finditer(text) if normalize(m.group()) in terms]
+
+
+def search_evidence(
+    index: Index,
+    query: str,
+    options: SearchOptions = SearchOptions(),
+    *,
+    cite: bool = True,
+    embedder: Embedder | None = None,
+) -> tuple[SearchResult, Any]:
+    """Evidence delivery (:mod:`finchunk.retrieve.query.evidence`) over a search: the plan of
+    ``options`` with its delivery set to evidence (a slot per issuer the question names),
+    run as :func:`search` runs it; the ranking's top chunks are cut into units (the blocks
+    of the stored text, with each chunk's section and page), scored and packed within the
+    delivery's budget (characters, or cl100k tokens), each section's header once. Returns
+    the search (its hits: the chunks ranked) and the
+    :class:`~finchunk.retrieve.query.evidence.Evidence`."""
+    from dataclasses import replace
+
+    from finchunk.retrieve.query.evidence import deliver_plan, document_from_chunks
+    from finchunk.retrieve.query.evidence_units import Hit as EvidenceHit
+
+    check_query(query, options.k)
+    delivery = replace(options.delivery, evidence=True, per_entity=True)
+    plan = index_plan(index, query, replace(options, delivery=delivery), embedder)
+    result = SearchResult(query, plan.spec, [], list(plan.filters), list(plan.notes))
+    if plan.empty:
+        result.notes.append("no document matches the filters " + ", ".join(map(str, plan.filters)))
+    ranked = Hits.empty() if plan.empty else run_plan(plan, IndexSource(index))
+    result.hits = [_hit(index, r + 1, i, s) for r, (i, s) in enumerate(ranked)]
+    by_doc: dict[str, list[Hit]] = {}
+    for h in result.hits:
+        by_doc.setdefault(h.doc_id, []).append(h)
+    documents = {
+        d: document_from_chunks(
+            d,
+            index.document_text(d),
+            [(h.record.spans, h.record.section, h.record.pages) for h in hits],
+            index.title(d),
+        )
+        for d, hits in by_doc.items()
+    }
+    ranking = [EvidenceHit(h.doc_id, h.record.spans, h.score) for h in result.hits]
+    evidence = deliver_plan(plan, ranking, documents, cite=cite)
+    if evidence.note:
+        result.notes.append(evidence.note)
+    return result, evidence

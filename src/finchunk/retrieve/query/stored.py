@@ -29,12 +29,15 @@ from finchunk.retrieve.lexical.bm25 import BM25Index, BM25Params, CorpusStats, S
 from finchunk.retrieve.lexical.postings import Segment
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from finchunk.retrieve.base import Retriever
     from finchunk.retrieve.index.store import Index
     from finchunk.retrieve.lexical.analyzers import Analyzer
     from finchunk.retrieve.lexical.lexical import LexicalIndex
     from finchunk.retrieve.neural.dense import DenseIndex, Embedder
     from finchunk.retrieve.neural.rerank import CandidateVectors
+    from finchunk.retrieve.neural.splade_impacts import Impacts
     from finchunk.retrieve.query.cards import DocumentMap
     from finchunk.retrieve.query.priors import PriorParams
     from finchunk.retrieve.query.retriever import RetrieverSpec
@@ -221,4 +224,21 @@ class StoredSource:
         def documents() -> DocumentMap:
             return self.documents.subset(positions)
 
-        return InMemoryTexts(self.texts_at(positions), documents, stored)
+        impacts = None
+        if self.header.splade_model is not None:
+
+            def impacts_at(at: np.ndarray) -> Impacts:
+                return self.index.splade_impacts(positions[at])
+
+            impacts = (self.header.splade_model, impacts_at)
+        return InMemoryTexts(self.texts_at(positions), documents, stored, impacts)
+
+    def impacts_for(self, model: str) -> Callable[[np.ndarray], Impacts] | None:
+        """:meth:`Index.splade_impacts` when the index stores ``model``'s impacts on today's
+        grid, else None (a SPLADE rerank then encodes its candidates)."""
+        from finchunk.retrieve.neural.splade_impacts import IMPACT_SCALE
+
+        splade = self.header.splade
+        if splade is None or splade.get("model") != model or splade.get("scale") != IMPACT_SCALE:
+            return None
+        return self.index.splade_impacts

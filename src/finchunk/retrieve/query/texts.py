@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -51,8 +51,10 @@ class InMemoryTexts:
         texts: Sequence[str],
         documents: DocumentMap | Callable[[], DocumentMap] | None = None,
         vectors: Mapping[str, np.ndarray] | None = None,
+        impacts: tuple[str, Callable[[np.ndarray], Any]] | None = None,
     ) -> None:
         self._texts = list(texts)
+        self._impacts = impacts
         self._documents_of = documents if callable(documents) else None
         self._documents = None if callable(documents) else documents
         self._check_documents()
@@ -100,6 +102,13 @@ class InMemoryTexts:
                 else DenseIndex(np.asarray(stored, dtype=np.float32), embedder)
             )
         return self._dense[embedder.name]
+
+    def impacts_for(self, model: str) -> Callable[[np.ndarray], Any] | None:
+        """The stored SPLADE impacts of ``model`` by position (an index's, for a subset
+        of it), or None: a SPLADE rerank encodes its candidates."""
+        if self._impacts is None or self._impacts[0] != model:
+            return None
+        return self._impacts[1]
 
     def candidate_vectors(self, embedder: Embedder) -> CandidateVectors:
         if embedder.name not in self._candidates:
