@@ -281,3 +281,88 @@ def test_the_python_api_builds_opens_and_searches_postgresql(server, tmp_path: P
     with finchunk.Index.open(url) as again:
         assert len(again) == n
         assert [h.chunk_id for h in again.search(question, k=3)] == [h.chunk_id for h in ours]
+
+
+#: Questions heavy in common terms (the corpus's every-chunk words, repeats, numbers), beside
+#: the backends' questions.
+COMMON = (
+    "informe anual de la empresa en 2023 y en 2022 según el informe",
+    "ingresos ingresos netos netos del ejercicio 2023 2023",
+    "resultado neto gastos deuda beneficio acción empleados fondo riesgo 2022 2023",
+    "palabraquenoexiste",
+)
+
+
+def _force(monkeypatch, path: str) -> dict[str, int]:
+    """Make every BM25 search take ``path`` (threshold rounds from a shallow depth, never
+    giving way to the exhaustive sum; or the sum within the kept ranges); count the
+    threshold algorithm's searches and rounds."""
+    from finchunk.retrieve import pg_bm25, pgstore
+
+    if path == "threshold":
+        monkeypatch.setattr(pg_bm25, "SCAN_BUDGET", 0)
+        monkeypatch.setattr(pg_bm25, "FIRST_DEPTH", 1)
+        monkeypatch.setattr(pg_bm25, "EXHAUSTIVE_SHARE", 2.0)
+    else:
+        monkeypatch.setattr(pg_bm25, "SCAN_BUDGET", 10**12)
+    seen = {"searches": 0, "rounds": 0}
+    threshold, query = pg_bm25._threshold, pgstore._Generation.query
+
+    def counted(*args, **kwargs):
+        seen["searches"] += 1
+        return threshold(*args, **kwargs)
+
+    def spied(self, template, params):
+        seen["rounds"] += template is pg_bm25._ROUND
+        return query(self, template, params)
+
+    monkeypatch.setattr(pg_bm25, "_threshold", counted)
+    monkeypatch.setattr(pgstore._Generation, "query", spied)
+    return seen
+
+
+def _same_bm25(local: Index, url: str, questions, ks) -> None:
+    issuer = Filter("issuer", _issuer(local))
+    year = Filter("year", "2023")
+    filters = [(), (year,), (issuer,), (year, issuer), (Filter("year", "1999"),)]
+    with PgIndex(url) as pg:
+        for q in questions:
+            for f in filters:
+                for k in ks:
+                    opts = SearchOptions(
+                        k=k, retriever="bm25", filters=f, filter_statistics=FilterStatistics.INDEX
+                    )
+                    want, got = search(local, q, opts), pg.search(q, opts)
+                    assert got.to_json() == want.to_json(), (q, f, k)
+
+
+@pytest.mark.parametrize("path", ["threshold", "ranges"])
+def test_bm25_top_k_equals_the_local_index_by_each_path(built, monkeypatch, path) -> None:
+    """Ids, scores, order and ties as the local index's, common-term questions, filters and
+    a k past the matches included, whichever way the top k is found."""
+    from finchunk.retrieve import pg_bm25
+
+    local, url = built
+    assert local.size + 1 <= pg_bm25.LARGE_K  # a k past every match still takes the path
+    seen = _force(monkeypatch, path)
+    _same_bm25(local, url, QUERIES + COMMON, (1, 3, 10, local.size + 1))
+    if path == "threshold":
+        assert seen["searches"] > 0 and seen["rounds"] > seen["searches"]  # some went deeper
+    else:
+        assert seen["searches"] == 0
+
+
+def test_bm25_top_k_after_an_update_and_on_a_generation_without_impacts(
+    server, corpus, tmp_path, monkeypatch
+) -> None:
+    sources, _ = corpus
+    url = _new_database(server, "bm25update")
+    _force(monkeypatch, "threshold")
+    for part in (sources[:4], sources):
+        build_index(part, tmp_path / str(len(part)), CONFIG)
+        build_pg_index(part, url, CONFIG)
+        _same_bm25(Index.open(tmp_path / str(len(part))), url, QUERIES[:4] + COMMON[:2], (10,))
+    with connect(url) as conn:  # a generation written before the impact index
+        conn.execute(f"UPDATE {SCHEMA}.generations SET manifest = manifest - 'bm25_impacts'")
+        conn.commit()
+    _same_bm25(Index.open(tmp_path / str(len(sources))), url, COMMON[:2], (10,))

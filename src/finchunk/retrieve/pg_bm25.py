@@ -28,7 +28,7 @@ keep whole documents, so a filter is a set of chunk ranges.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -67,6 +67,13 @@ _SLACK, _ROUNDING = 1 + 1e-5, 1 - 1e-6
 SCAN_BUDGET = 20_000
 #: The threshold algorithm's first depth per term (grown fourfold per round).
 FIRST_DEPTH = 1_000
+#: Chunks beyond ``k`` a threshold round scores exactly for its floor (those of the highest
+#: bounds): the ``k``-th exact score, not the ``k``-th partial sum, is what unseen chunks
+#: must stay under.
+PROBE = 64
+#: A threshold round that would read more than this share of the terms' postings gives way
+#: to the exhaustive sum in SQL (cheaper per posting).
+EXHAUSTIVE_SHARE = 0.5
 #: Past this ``k`` (the document prior ranks every matching chunk) the sum is exhaustive.
 LARGE_K = 1_000
 
@@ -77,12 +84,13 @@ JOIN {s}.postings p ON p.term_id = t.id {join}
 GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %s
 """
 
-#: One round of the threshold algorithm: each term's ``n`` best postings (``top``); per
-#: term the bound of what it leaves unread (``tau``, 0 for a list read whole); per chunk
-#: seen (and kept by the filter) its known sum and the bounds of the terms it was seen in;
-#: the bound of an unseen chunk and the ``k``-th known sum (``head``: the first row). When
-#: they settle it (or every list is whole), the chunks whose bound reaches the ``k``-th,
-#: scored exactly, best first: the rows after it.
+#: One round of the threshold algorithm: per term ``q``, the bound of what its ``n`` best
+#: postings leave unread (``tau``: the ``n``-th weight; 0 for a list read whole); per chunk
+#: seen in them (and kept by the filter) its known sum and the bounds of the terms it was
+#: seen in; the ``probe`` chunks of the highest bounds scored exactly (``best``); the bound
+#: of an unseen chunk and the ``k``-th exact score (``head``: the first row). When they
+#: settle it (or every list is whole), the chunks whose bound reaches the ``k``-th, scored
+#: exactly, best first: the rows after it.
 _ROUND = """
 WITH q0 AS (SELECT * FROM unnest(%(ids)s::int[], %(n)s::int[], %(m)s::int[], %(df)s::int[])
             AS q(id, n, m, df)),
@@ -98,19 +106,26 @@ seen AS MATERIALIZED (
         ORDER BY p.weight DESC, p.chunk LIMIT q.n) x
     WHERE %(kept)s::int4multirange IS NULL OR x.chunk <@ %(kept)s::int4multirange
     GROUP BY x.chunk),
+unseen AS MATERIALIZED (SELECT sum(m * tau) AS unseen FROM q),
+best AS MATERIALIZED (
+    SELECT s.chunk, CASE WHEN %(whole)s THEN s.lower ELSE (
+        SELECT sum(q.m * p.weight::float8) FROM q JOIN {s}.postings p
+        ON p.term_id = q.id AND p.chunk = s.chunk) END AS score
+    FROM seen s ORDER BY s.lower - s.got DESC, s.chunk LIMIT %(probe)s),
 head AS MATERIALIZED (
-    SELECT (SELECT sum(m * tau) FROM q) AS unseen,
-           (SELECT lower FROM seen ORDER BY lower DESC OFFSET %(k1)s LIMIT 1) AS floor),
+    SELECT u.unseen, (SELECT score FROM best ORDER BY score DESC OFFSET %(k1)s LIMIT 1) AS floor
+    FROM unseen u),
 pool AS (
     SELECT s.chunk, s.lower FROM seen s, head h
     WHERE %(whole)s OR (h.floor * %(rounding)s > h.unseen * %(slack)s
                         AND (s.lower + h.unseen - s.got) * %(slack)s >= h.floor * %(rounding)s))
 SELECT -1, h.unseen, h.floor FROM head h
 UNION ALL (
-    SELECT pool.chunk, CASE WHEN %(whole)s THEN pool.lower::float4 ELSE (
-        SELECT sum(q.m * p.weight::float8)::float4 FROM q JOIN {s}.postings p
-        ON p.term_id = q.id AND p.chunk = pool.chunk) END AS score, NULL
-    FROM pool ORDER BY score DESC, pool.chunk LIMIT %(k)s)
+    SELECT pool.chunk, (CASE WHEN %(whole)s THEN pool.lower ELSE coalesce(b.score, (
+        SELECT sum(q.m * p.weight::float8) FROM q JOIN {s}.postings p
+        ON p.term_id = q.id AND p.chunk = pool.chunk)) END)::float4 AS score, NULL
+    FROM pool LEFT JOIN best b ON b.chunk = pool.chunk
+    ORDER BY score DESC, pool.chunk LIMIT %(k)s)
 """
 
 #: Every posting of the terms within the kept chunk ranges, summed.
@@ -129,7 +144,10 @@ def no_mask(mask: np.ndarray | None) -> None:
 
 
 class PgBM25:
-    """BM25 over the generation's term statistics (a retriever): :func:`bm25_top_k`."""
+    """BM25 over the generation's term statistics (a retriever): :func:`bm25_top_k`
+    (``bench/scale.py`` swaps in :func:`exhaustive_top_k` to time the two)."""
+
+    top_k: Callable[[_Generation, Sequence[str], int], Hits]
 
     def __init__(self, gen: _Generation, params: BM25Params, analyzer: Analyzer) -> None:
         self.gen = gen
@@ -139,7 +157,7 @@ class PgBM25:
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
         no_mask(mask)
-        return bm25_top_k(self.gen, self.params.text.tokens(self.analyzer.expand(query)), k)
+        return type(self).top_k(self.gen, self.params.text.tokens(self.analyzer.expand(query)), k)
 
 
 def exhaustive_top_k(gen: _Generation, tokens: Sequence[str], k: int) -> Hits:
@@ -177,6 +195,9 @@ def bm25_top_k(gen: _Generation, tokens: Sequence[str], k: int) -> Hits:
         )
         return _hits(rows)
     return _threshold(gen, tokens, df, mult, ranges, kept, k)
+
+
+PgBM25.top_k = bm25_top_k
 
 
 def _hits(rows: Sequence[tuple]) -> Hits:
@@ -230,13 +251,13 @@ def _threshold(
     total = sum(df.values())
     params = {
         "ids": ids, "m": [mult[t] for t in ids], "df": [df[t] for t in ids],
-        "kept": _multirange(ranges), "k": k, "k1": k - 1,
+        "kept": _multirange(ranges), "k": k, "k1": k - 1, "probe": k + PROBE,
         "slack": _SLACK, "rounding": _ROUNDING,
     }  # fmt: skip
     while True:
         want = [min(depth, df[t]) for t in ids]
         whole = want == params["df"]
-        if sum(want) * 2 > total and not whole:  # most of the postings: summed in SQL
+        if sum(want) > EXHAUSTIVE_SHARE * total and not whole:  # summed in SQL
             return exhaustive_top_k(gen, tokens, k)
         rows = gen.query(_ROUND, {**params, "n": want, "whole": whole})
         _, unseen, floor = rows[0]
