@@ -294,29 +294,27 @@ COMMON = (
 
 
 def _force(monkeypatch, path: str) -> dict[str, int]:
-    """Make every BM25 search take ``path`` (threshold rounds from a shallow depth, never
+    """Make every BM25 search take ``path`` (block-max from the single best block, never
     giving way to the exhaustive sum; or the sum within the kept ranges); count the
-    threshold algorithm's searches and rounds."""
+    block-max searches and those that left blocks out."""
     from finchunk.retrieve import pg_bm25, pgstore
 
-    if path == "threshold":
+    if path == "blocks":
         monkeypatch.setattr(pg_bm25, "SCAN_BUDGET", 0)
-        monkeypatch.setattr(pg_bm25, "FIRST_DEPTH", 1)
+        monkeypatch.setattr(pg_bm25, "FIRST_BLOCKS", 1)
         monkeypatch.setattr(pg_bm25, "EXHAUSTIVE_SHARE", 2.0)
     else:
         monkeypatch.setattr(pg_bm25, "SCAN_BUDGET", 10**12)
-    seen = {"searches": 0, "rounds": 0}
-    threshold, query = pg_bm25._threshold, pgstore._Generation.query
-
-    def counted(*args, **kwargs):
-        seen["searches"] += 1
-        return threshold(*args, **kwargs)
+    seen = {"searches": 0, "pruned": 0}
+    query = pgstore._Generation.query
 
     def spied(self, template, params):
-        seen["rounds"] += template is pg_bm25._ROUND
-        return query(self, template, params)
+        rows = query(self, template, params)
+        if template is pg_bm25._BLOCKS:
+            seen["searches"] += 1
+            seen["pruned"] += len(rows) < -(-self.size // params["B"])
+        return rows
 
-    monkeypatch.setattr(pg_bm25, "_threshold", counted)
     monkeypatch.setattr(pgstore._Generation, "query", spied)
     return seen
 
@@ -336,7 +334,7 @@ def _same_bm25(local: Index, url: str, questions, ks) -> None:
                     assert got.to_json() == want.to_json(), (q, f, k)
 
 
-@pytest.mark.parametrize("path", ["threshold", "ranges"])
+@pytest.mark.parametrize("path", ["blocks", "ranges"])
 def test_bm25_top_k_equals_the_local_index_by_each_path(built, monkeypatch, path) -> None:
     """Ids, scores, order and ties as the local index's, common-term questions, filters and
     a k past the matches included, whichever way the top k is found."""
@@ -346,23 +344,29 @@ def test_bm25_top_k_equals_the_local_index_by_each_path(built, monkeypatch, path
     assert local.size + 1 <= pg_bm25.LARGE_K  # a k past every match still takes the path
     seen = _force(monkeypatch, path)
     _same_bm25(local, url, QUERIES + COMMON, (1, 3, 10, local.size + 1))
-    if path == "threshold":
-        assert seen["searches"] > 0 and seen["rounds"] > seen["searches"]  # some went deeper
-    else:
-        assert seen["searches"] == 0
+    assert (seen["searches"] > 0) == (path == "blocks")
 
 
-def test_bm25_top_k_after_an_update_and_on_a_generation_without_impacts(
+def test_bm25_block_max_with_small_blocks_after_an_update_and_without_blocks(
     server, corpus, tmp_path, monkeypatch
 ) -> None:
+    """Blocks of 4 chunks, so that block-max leaves most of them out: the same results,
+    in a first generation and the next; a generation written before the block-max table
+    is searched exhaustively, with the same results."""
+    from finchunk.retrieve import pgstore
+
     sources, _ = corpus
-    url = _new_database(server, "bm25update")
-    _force(monkeypatch, "threshold")
+    url = _new_database(server, "bm25blocks")
+    monkeypatch.setattr(pgstore, "BLOCK", 4)
+    seen = _force(monkeypatch, "blocks")
     for part in (sources[:4], sources):
         build_index(part, tmp_path / str(len(part)), CONFIG)
         build_pg_index(part, url, CONFIG)
-        _same_bm25(Index.open(tmp_path / str(len(part))), url, QUERIES[:4] + COMMON[:2], (10,))
-    with connect(url) as conn:  # a generation written before the impact index
-        conn.execute(f"UPDATE {SCHEMA}.generations SET manifest = manifest - 'bm25_impacts'")
+        _same_bm25(Index.open(tmp_path / str(len(part))), url, QUERIES + COMMON, (1, 10, 50))
+    assert seen["pruned"] > seen["searches"] // 2
+    with connect(url) as conn:
+        conn.execute(f"UPDATE {SCHEMA}.generations SET manifest = manifest - 'bm25_block'")
         conn.commit()
+    searches = seen["searches"]
     _same_bm25(Index.open(tmp_path / str(len(sources))), url, COMMON[:2], (10,))
+    assert seen["searches"] == searches

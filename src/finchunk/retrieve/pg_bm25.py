@@ -2,28 +2,23 @@
 of the common terms.
 
 The generation stores each posting's BM25 weight (``postings``: term, chunk, weight, written
-as the local index weighs it) under two indexes: by ``(term_id, chunk)`` (a chunk's weight
-for a term; every posting of a term in a chunk range) and by ``(term_id, weight DESC,
-chunk)``: each term's postings in impact order. A query's score is the sum of its terms'
-weights (a repeated term counts again), summed in float64 and rounded to float32: the local
-index's sums, bit for bit (float32 weights, a few dozen of them, sum exactly in float64).
+as the local index weighs it), indexed by ``(term_id, chunk)``, and per term and block of
+:data:`BLOCK` consecutive chunks the largest weight and the count (``blockmax``). A query's
+score is the sum of its terms' weights (a repeated term counts again), summed in float64
+and rounded to float32: the local index's sums, bit for bit (float32 weights, a few dozen of
+them, sum exactly in float64).
 
 :func:`bm25_top_k` takes one of three ways, each exact:
 
-* **Threshold** (Fagin's threshold algorithm): each term's ``n`` best postings by weight;
-  a chunk seen in none of them scores at most the sum of the terms' ``n``-th weights (a list
-  read whole adds nothing). Once ``k`` seen chunks score (at least) above that, only the
-  seen chunks whose bound reaches the ``k``-th are scored exactly (their missing weights
-  looked up by chunk); otherwise ``n`` grows fourfold. The common terms' long lists are
-  read only down to their ``n``-th weight.
-* **Ranges**: a filter keeping few chunks (the documents' chunk ranges) reads the terms'
-  postings inside those ranges only, and sums them.
+* **Block-max**: a block's bound is the sum of its terms' largest weights there. The blocks
+  of the highest bounds are scored first; their ``k``-th score is a floor under the
+  ``k``-th best of all, and only the blocks whose bound reaches it are read and summed
+  (their postings by chunk range). A chunk of any other block scores below the floor.
+* **Ranges**: a filter keeping few chunks (the documents' chunk ranges; a filter keeps whole
+  documents) reads the terms' postings inside those ranges only, and sums them.
 * **Exhaustive**: every posting of every term summed in SQL (a generation written before
-  the impact index, ``k`` as large as the index, or a threshold run that would read most
+  the block-max table, ``k`` as large as the index, or blocks to read holding most of the
   postings anyway). :func:`exhaustive_top_k` is also the baseline ``bench/scale.py`` times.
-
-Filters are SQL over ``meta_words`` (:func:`finchunk.retrieve.pgstore.filter_sql`); they
-keep whole documents, so a filter is a set of chunk ranges.
 """
 
 from __future__ import annotations
@@ -41,12 +36,12 @@ if TYPE_CHECKING:
     from finchunk.retrieve.analyzers import Analyzer
     from finchunk.retrieve.pgstore import _Generation
 
-#: The generation manifest's mark: its postings have the impact-ordered index and its
-#: documents their chunk ranges (a generation without it is searched exhaustively).
-IMPACTS = "bm25_impacts"
+#: The generation manifest's key for its block size: its postings have the block-max table
+#: and its documents their chunk ranges (a generation without it is searched exhaustively).
+BLOCKS = "bm25_block"
 
 #: BM25's eager weight per posting, in the order and precision the local index computes
-#: it, and the two indexes the top-k reads.
+#: it; the block-max table.
 WEIGHTS_SQL = """
 CREATE TABLE {s}.postings AS
 SELECT p.term_id, p.chunk, p.tf,
@@ -56,23 +51,24 @@ FROM {s}.stage p JOIN {s}.terms t ON t.id = p.term_id JOIN {s}.chunks c ON c.pos
 ORDER BY p.term_id, p.chunk;
 DROP TABLE {s}.stage;
 CREATE INDEX ON {s}.postings (term_id, chunk) INCLUDE (weight);
-CREATE INDEX ON {s}.postings (term_id, weight DESC, chunk);
+CREATE TABLE {s}.blockmax AS
+SELECT term_id, chunk / %(block)s AS block, max(weight) AS weight, count(*)::int AS n
+FROM {s}.postings GROUP BY term_id, chunk / %(block)s ORDER BY 1, 2;
+CREATE INDEX ON {s}.blockmax (term_id) INCLUDE (block, weight, n);
 """
 
 #: Upper bounds are inflated this much, floors lowered this much (as the local index's
 #: MaxScore): float rounding never lets a pruned chunk reach or tie the ``k``-th.
 _SLACK, _ROUNDING = 1 + 1e-5, 1 - 1e-6
-#: Postings a search may read and sum in Python (ranges, or a query of rare terms); more
-#: goes to the threshold algorithm.
+#: Postings (estimated: the terms' postings times the share of chunks kept) below which a
+#: search sums them within the kept ranges; more go to block-max.
 SCAN_BUDGET = 20_000
-#: The threshold algorithm's first depth per term (grown fourfold per round).
-FIRST_DEPTH = 1_000
-#: Chunks beyond ``k`` a threshold round scores exactly for its floor (those of the highest
-#: bounds): the ``k``-th exact score, not the ``k``-th partial sum, is what unseen chunks
-#: must stay under.
-PROBE = 64
-#: A threshold round that would read more than this share of the terms' postings gives way
-#: to the exhaustive sum in SQL (cheaper per posting).
+#: The blocks of the highest bounds scored first, for the floor.
+FIRST_BLOCKS = 16
+#: Chunks per block (a generation's blocks are written with it; its manifest says).
+BLOCK = 128
+#: Where the blocks to score hold more than this share of the terms' postings, the
+#: exhaustive sum in SQL (cheaper per posting) answers.
 EXHAUSTIVE_SHARE = 0.5
 #: Past this ``k`` (the document prior ranks every matching chunk) the sum is exhaustive.
 LARGE_K = 1_000
@@ -84,48 +80,40 @@ JOIN {s}.postings p ON p.term_id = t.id {join}
 GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %s
 """
 
-#: One round of the threshold algorithm: per term ``q``, the bound of what its ``n`` best
-#: postings leave unread (``tau``: the ``n``-th weight; 0 for a list read whole); per chunk
-#: seen in them (and kept by the filter) its known sum and the bounds of the terms it was
-#: seen in; the ``probe`` chunks of the highest bounds scored exactly (``best``); the bound
-#: of an unseen chunk and the ``k``-th exact score (``head``: the first row). When they
-#: settle it (or every list is whole), the chunks whose bound reaches the ``k``-th, scored
-#: exactly, best first: the rows after it.
-_ROUND = """
-WITH q0 AS (SELECT * FROM unnest(%(ids)s::int[], %(n)s::int[], %(m)s::int[], %(df)s::int[])
-            AS q(id, n, m, df)),
-q AS MATERIALIZED (
-    SELECT q0.*, CASE WHEN q0.n < q0.df THEN greatest(0, (
-        SELECT p.weight FROM {s}.postings p WHERE p.term_id = q0.id
-        ORDER BY p.weight DESC, p.chunk OFFSET q0.n - 1 LIMIT 1)::float8) ELSE 0 END AS tau
-    FROM q0),
-seen AS MATERIALIZED (
-    SELECT x.chunk, sum(q.m * x.weight::float8) AS lower, sum(q.m * q.tau) AS got
-    FROM q CROSS JOIN LATERAL (
-        SELECT p.chunk, p.weight FROM {s}.postings p WHERE p.term_id = q.id
-        ORDER BY p.weight DESC, p.chunk LIMIT q.n) x
-    WHERE %(kept)s::int4multirange IS NULL OR x.chunk <@ %(kept)s::int4multirange
-    GROUP BY x.chunk),
-unseen AS MATERIALIZED (SELECT sum(m * tau) AS unseen FROM q),
-best AS MATERIALIZED (
-    SELECT s.chunk, CASE WHEN %(whole)s THEN s.lower ELSE (
-        SELECT sum(q.m * p.weight::float8) FROM q JOIN {s}.postings p
-        ON p.term_id = q.id AND p.chunk = s.chunk) END AS score
-    FROM seen s ORDER BY s.lower - s.got DESC, s.chunk LIMIT %(probe)s),
-head AS MATERIALIZED (
-    SELECT u.unseen, (SELECT score FROM best ORDER BY score DESC OFFSET %(k1)s LIMIT 1) AS floor
-    FROM unseen u),
-pool AS (
-    SELECT s.chunk, s.lower FROM seen s, head h
-    WHERE %(whole)s OR (h.floor * %(rounding)s > h.unseen * %(slack)s
-                        AND (s.lower + h.unseen - s.got) * %(slack)s >= h.floor * %(rounding)s))
-SELECT -1, h.unseen, h.floor FROM head h
-UNION ALL (
-    SELECT pool.chunk, (CASE WHEN %(whole)s THEN pool.lower ELSE coalesce(b.score, (
-        SELECT sum(q.m * p.weight::float8) FROM q JOIN {s}.postings p
-        ON p.term_id = q.id AND p.chunk = pool.chunk)) END)::float4 AS score, NULL
-    FROM pool LEFT JOIN best b ON b.chunk = pool.chunk
-    ORDER BY score DESC, pool.chunk LIMIT %(k)s)
+#: Block-max, first statement: per block of ``B`` chunks (kept by the filter) the bound of a
+#: chunk's score there, the sum of each term's largest weight in the block (``bound``); the
+#: ``first`` blocks of the highest bounds scored exactly: their ``k``-th score is a floor
+#: under the ``k``-th best of all (``theta``); the blocks whose bound reaches it, with their
+#: postings' count.
+_BLOCKS = """
+WITH q AS (SELECT * FROM unnest(%(ids)s::int[], %(m)s::int[]) AS q(id, m)),
+bound AS MATERIALIZED (
+    SELECT b.block, sum(q.m * b.weight::float8) AS ub, sum(b.n) AS n
+    FROM q JOIN {s}.blockmax b ON b.term_id = q.id
+    WHERE %(kept)s::int4multirange IS NULL
+       OR int4range(b.block * %(B)s, b.block * %(B)s + %(B)s) && %(kept)s::int4multirange
+    GROUP BY b.block),
+first AS MATERIALIZED (SELECT block FROM bound ORDER BY ub DESC, block LIMIT %(first)s),
+scored AS MATERIALIZED (
+    SELECT p.chunk, sum(q.m * p.weight::float8) AS score
+    FROM first f CROSS JOIN q JOIN {s}.postings p ON p.term_id = q.id
+        AND p.chunk >= f.block * %(B)s AND p.chunk < f.block * %(B)s + %(B)s
+    WHERE %(kept)s::int4multirange IS NULL OR p.chunk <@ %(kept)s::int4multirange
+    GROUP BY p.chunk),
+theta AS (SELECT coalesce(
+    (SELECT score FROM scored ORDER BY score DESC OFFSET %(k1)s LIMIT 1), 0) AS theta)
+SELECT b.block, b.n FROM bound b, theta t
+WHERE b.ub * %(slack)s >= t.theta * %(rounding)s ORDER BY b.block
+"""
+
+#: Block-max, second statement: every posting of the terms in the blocks kept, summed.
+_IN_BLOCKS = """
+WITH q AS (SELECT * FROM unnest(%(ids)s::int[], %(m)s::int[]) AS q(id, m))
+SELECT p.chunk, sum(q.m * p.weight::float8)::float4 AS score
+FROM unnest(%(blocks)s::int[]) AS f(block) CROSS JOIN q JOIN {s}.postings p
+    ON p.term_id = q.id AND p.chunk >= f.block * %(B)s AND p.chunk < f.block * %(B)s + %(B)s
+WHERE %(kept)s::int4multirange IS NULL OR p.chunk <@ %(kept)s::int4multirange
+GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %(k)s
 """
 
 #: Every posting of the terms within the kept chunk ranges, summed.
@@ -173,7 +161,7 @@ def bm25_top_k(gen: _Generation, tokens: Sequence[str], k: int) -> Hits:
     answer, reading far fewer postings where the query has common terms."""
     if k < 1 or not tokens:
         return Hits.empty()
-    if not gen.manifest.get(IMPACTS) or k > LARGE_K:
+    if not gen.manifest.get(BLOCKS) or k > LARGE_K:
         return exhaustive_top_k(gen, tokens, k)
     rows = gen.query("SELECT term, id, df FROM {s}.terms WHERE term = ANY(%s)", [list(tokens)])
     found = {term: (tid, df) for term, tid, df in rows}
@@ -194,7 +182,7 @@ def bm25_top_k(gen: _Generation, tokens: Sequence[str], k: int) -> Hits:
             _IN_RANGES, [ids, [mult[t] for t in ids], list(map(int, lo)), list(map(int, hi)), k]
         )
         return _hits(rows)
-    return _threshold(gen, tokens, df, mult, ranges, kept, k)
+    return _block_max(gen, tokens, df, mult, ranges, k)
 
 
 PgBM25.top_k = bm25_top_k
@@ -235,32 +223,24 @@ def _multirange(ranges: tuple[np.ndarray, np.ndarray] | None) -> str | None:
     return "{" + ",".join(f"[{a},{b})" for a, b in pairs) + "}"
 
 
-def _threshold(
+def _block_max(
     gen: _Generation,
     tokens: Sequence[str],
     df: dict[int, int],
     mult: dict[int, int],
     ranges: tuple[np.ndarray, np.ndarray] | None,
-    kept: int,
     k: int,
 ) -> Hits:
-    """The threshold algorithm over the terms' impact-ordered postings, a round per depth
-    (fourfold each), in SQL (:data:`_ROUND`); past half the postings, exhaustive."""
+    """Block-max: the blocks whose bound reaches a floor under the ``k``-th best
+    (:data:`_BLOCKS`), their postings summed (:data:`_IN_BLOCKS`); a chunk of another block
+    scores below that floor. Where those blocks hold most of the postings, exhaustive."""
     ids = sorted(df)
-    depth = int(max(FIRST_DEPTH, 4 * k) * gen.size / max(kept, 1))
-    total = sum(df.values())
     params = {
-        "ids": ids, "m": [mult[t] for t in ids], "df": [df[t] for t in ids],
-        "kept": _multirange(ranges), "k": k, "k1": k - 1, "probe": k + PROBE,
+        "ids": ids, "m": [mult[t] for t in ids], "kept": _multirange(ranges),
+        "B": int(gen.manifest[BLOCKS]), "k": k, "k1": k - 1, "first": FIRST_BLOCKS,
         "slack": _SLACK, "rounding": _ROUNDING,
     }  # fmt: skip
-    while True:
-        want = [min(depth, df[t]) for t in ids]
-        whole = want == params["df"]
-        if sum(want) > EXHAUSTIVE_SHARE * total and not whole:  # summed in SQL
-            return exhaustive_top_k(gen, tokens, k)
-        rows = gen.query(_ROUND, {**params, "n": want, "whole": whole})
-        _, unseen, floor = rows[0]
-        if whole or (floor is not None and floor * _ROUNDING > unseen * _SLACK):
-            return _hits(rows[1:])
-        depth *= 4
+    rows = gen.query(_BLOCKS, params)
+    if sum(n for _, n in rows) > EXHAUSTIVE_SHARE * sum(df.values()):
+        return exhaustive_top_k(gen, tokens, k)
+    return _hits(gen.query(_IN_BLOCKS, {**params, "blocks": [b for b, _ in rows]}))

@@ -14,8 +14,8 @@ Layout: schema ``finchunk`` holds ``live`` (one row: the live generation) and
   (:mod:`finchunk.retrieve.bm25_stats`, :func:`~finchunk.retrieve.bm25.okapi_idf`); each
   posting's weight ``idf·tf·(k1+1)/(tf+k1·(1−b+b·len/avgdl))`` is computed in SQL when the
   generation is written, and a query's score is the sum of its terms' weights. So BM25
-  here ranks and scores as the local index does (``ts_rank`` is not used); its top k reads
-  the common terms' postings in impact order (:mod:`finchunk.retrieve.pg_bm25`).
+  here ranks and scores as the local index does (``ts_rank`` is not used); its top k
+  reads only the blocks of chunks that can hold it (:mod:`finchunk.retrieve.pg_bm25`).
 
 Writing: the new generation's schema is filled while the old one stays live; one
 transaction then points ``live`` at it; older generations are dropped after. Writers take
@@ -65,7 +65,7 @@ from finchunk.retrieve.build import (
 from finchunk.retrieve.dense import Embedder, make_embedder
 from finchunk.retrieve.filters import Filter, words
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, FilterStatistics, is_auto
-from finchunk.retrieve.pg_bm25 import IMPACTS, WEIGHTS_SQL, PgBM25, no_mask
+from finchunk.retrieve.pg_bm25 import BLOCK, BLOCKS, WEIGHTS_SQL, PgBM25, no_mask
 from finchunk.retrieve.retriever import (
     RetrieverKind,
     RetrieverOptions,
@@ -245,7 +245,7 @@ def _copy_bm25(cur: Any, s: Any, new: Assembled, params: BM25Params) -> None:
         sql.SQL("{}.stage").format(s),
         {"term_id": stats.terms, "chunk": stats.text_of, "tf": stats.tf},
     )
-    weights = {"k1": params.k1, "b": params.b, "avgdl": stats.avg_length()}
+    weights = {"k1": params.k1, "b": params.b, "avgdl": stats.avg_length(), "block": BLOCK}
     for stmt in filter(str.strip, WEIGHTS_SQL.split(";")):
         cur.execute(sql.SQL(stmt).format(s=s), weights if "%(" in stmt else None)
 
@@ -270,7 +270,7 @@ def _generation_manifest(new: Assembled) -> dict[str, Any]:
     m = asdict(new.manifest)
     m.pop("documents")
     m["bm25_avgdl"] = new.stats.avg_length()
-    m[IMPACTS] = 1
+    m[BLOCKS] = BLOCK
     return m
 
 
@@ -341,7 +341,7 @@ def _vacuum(conn: Any, s: Any) -> None:
     sql = _psycopg().sql
     conn.autocommit = True
     try:
-        for table in ("postings", "chunks", "documents", "terms"):
+        for table in ("postings", "blockmax", "chunks", "documents", "terms"):
             conn.execute(sql.SQL("VACUUM (ANALYZE) {}.{}").format(s, sql.Identifier(table)))
     finally:
         conn.autocommit = False
