@@ -9,7 +9,8 @@ Layout: schema ``finchunk`` holds ``live`` (one row: the live generation) and
 * ``chunks`` (pos, id, doc_id, doc_pos, spans, section, page, pages, header, text, kind,
   metadata JSONB, meta_words JSONB, length: BM25's length, embedding ``vector(N)``, with an
   HNSW index for inner product when the index is dense);
-* ``terms`` (id, term, df, idf) and ``postings`` (term_id, chunk, tf, weight): BM25's term
+* ``terms`` (id, term, df, idf), ``postings`` (term_id, chunk, tf, weight) and ``blockmax``
+  (term_id, block, weight, n: per block of chunks its largest weight): BM25's term
   statistics. The terms, frequencies, lengths and idf are the local index's
   (:mod:`finchunk.retrieve.bm25_stats`, :func:`~finchunk.retrieve.bm25.okapi_idf`); each
   posting's weight ``idf·tf·(k1+1)/(tf+k1·(1−b+b·len/avgdl))`` is computed in SQL when the
