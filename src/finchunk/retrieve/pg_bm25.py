@@ -24,7 +24,7 @@ them, sum exactly in float64).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -178,8 +178,10 @@ def bm25_top_k(gen: _Generation, tokens: Sequence[str], k: int) -> Hits:
     if postings * kept <= SCAN_BUDGET * gen.size:  # few postings in what is kept: sum them
         lo, hi = ranges if ranges is not None else ([0], [gen.size])
         ids = sorted(df)
-        rows = gen.query(
-            _IN_RANGES, [ids, [mult[t] for t in ids], list(map(int, lo)), list(map(int, hi)), k]
+        rows = _custom(
+            gen,
+            _IN_RANGES,
+            [ids, [mult[t] for t in ids], list(map(int, lo)), list(map(int, hi)), k],
         )
         return _hits(rows)
     return _block_max(gen, tokens, df, mult, ranges, k)
@@ -240,7 +242,22 @@ def _block_max(
         "B": int(gen.manifest[BLOCKS]), "k": k, "k1": k - 1, "first": FIRST_BLOCKS,
         "slack": _SLACK, "rounding": _ROUNDING,
     }  # fmt: skip
-    rows = gen.query(_BLOCKS, params)
+    rows = _custom(gen, _BLOCKS, params)
     if sum(n for _, n in rows) > EXHAUSTIVE_SHARE * sum(df.values()):
         return exhaustive_top_k(gen, tokens, k)
-    return _hits(gen.query(_IN_BLOCKS, {**params, "blocks": [b for b, _ in rows]}))
+    return _hits(_custom(gen, _IN_BLOCKS, {**params, "blocks": [b for b, _ in rows]}))
+
+
+def _custom(gen: _Generation, template: str, params: Any) -> list[tuple]:
+    """``gen.query`` planned for these parameters every time: not a prepared statement,
+    whose generic plan (after five runs) does not know the arrays' sizes nor the filter
+    and chose a scan of every posting (30 s a search at 316k chunks)."""
+    sql = _psycopg_sql()
+    stmt = sql.SQL(template).format(s=gen.schema)
+    return gen.conn.execute(stmt, params, prepare=False).fetchall()
+
+
+def _psycopg_sql() -> Any:
+    from psycopg import sql
+
+    return sql
