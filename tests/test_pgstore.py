@@ -297,7 +297,7 @@ def _force(monkeypatch, path: str) -> dict[str, int]:
     """Make every BM25 search take ``path`` (block-max from the single best block, never
     giving way to the exhaustive sum; or the sum within the kept ranges); count the
     block-max searches and those that left blocks out."""
-    from finchunk.retrieve import pg_bm25, pgstore
+    from finchunk.retrieve import pg_bm25
 
     if path == "blocks":
         monkeypatch.setattr(pg_bm25, "SCAN_BUDGET", 0)
@@ -306,16 +306,16 @@ def _force(monkeypatch, path: str) -> dict[str, int]:
     else:
         monkeypatch.setattr(pg_bm25, "SCAN_BUDGET", 10**12)
     seen = {"searches": 0, "pruned": 0}
-    query = pgstore._Generation.query
+    query = pg_bm25._custom
 
-    def spied(self, template, params):
-        rows = query(self, template, params)
+    def spied(gen, template, params):
+        rows = query(gen, template, params)
         if template is pg_bm25._BLOCKS:
             seen["searches"] += 1
-            seen["pruned"] += len(rows) < -(-self.size // params["B"])
+            seen["pruned"] += len(rows) < -(-gen.size // params["B"])
         return rows
 
-    monkeypatch.setattr(pgstore._Generation, "query", spied)
+    monkeypatch.setattr(pg_bm25, "_custom", spied)
     return seen
 
 
