@@ -4,16 +4,19 @@ Layout: schema ``finchunk`` holds ``live`` (one row: the live generation) and
 ``generations`` (name, manifest); each generation is a schema of its own,
 ``finchunk_g000002``, with
 
-* ``documents`` (pos, id, title, source, sha256, text, metadata JSONB, meta_words JSONB);
+* ``documents`` (pos, id, title, source, sha256, text, metadata JSONB, meta_words JSONB,
+  card, first_chunk and chunks: the document's chunk range);
 * ``chunks`` (pos, id, doc_id, doc_pos, spans, section, page, pages, header, text, kind,
   metadata JSONB, meta_words JSONB, length: BM25's length, embedding ``vector(N)``, with an
   HNSW index for inner product when the index is dense);
-* ``terms`` (id, term, df, idf) and ``postings`` (term_id, chunk, tf, weight): BM25's term
+* ``terms`` (id, term, df, idf), ``postings`` (term_id, chunk, tf, weight) and ``blockmax``
+  (term_id, block, weight, n: per block of chunks its largest weight): BM25's term
   statistics. The terms, frequencies, lengths and idf are the local index's
   (:mod:`finchunk.retrieve.bm25_stats`, :func:`~finchunk.retrieve.bm25.okapi_idf`); each
   posting's weight ``idf·tf·(k1+1)/(tf+k1·(1−b+b·len/avgdl))`` is computed in SQL when the
-  generation is written, and a query's score is the sum of its terms' weights, in SQL. So
-  BM25 here ranks and scores as the local index does (``ts_rank`` is not used).
+  generation is written, and a query's score is the sum of its terms' weights. So BM25
+  here ranks and scores as the local index does (``ts_rank`` is not used); its top k
+  reads only the blocks of chunks that can hold it (:mod:`finchunk.retrieve.pg_bm25`).
 
 Writing: the new generation's schema is filled while the old one stays live; one
 transaction then points ``live`` at it; older generations are dropped after. Writers take
@@ -63,6 +66,7 @@ from finchunk.retrieve.build import (
 from finchunk.retrieve.dense import Embedder, make_embedder
 from finchunk.retrieve.filters import Filter, words
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, AutoSpec, FilterStatistics
+from finchunk.retrieve.pg_bm25 import BLOCK, BLOCKS, WEIGHTS_SQL, PgBM25, no_mask
 from finchunk.retrieve.plan import QueryPlan, SourceFacts, make_plan, plan_options, run_plan
 from finchunk.retrieve.retriever import (
     RetrieverOptions,
@@ -161,7 +165,8 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.live (
 _TABLES = """
 CREATE TABLE {s}.documents (pos int PRIMARY KEY, id text NOT NULL UNIQUE, title text,
     source text, sha256 text, text text NOT NULL, metadata jsonb NOT NULL,
-    meta_words jsonb NOT NULL, card text NOT NULL);
+    meta_words jsonb NOT NULL, card text NOT NULL, first_chunk int NOT NULL,
+    chunks int NOT NULL);
 CREATE TABLE {s}.chunks (pos int PRIMARY KEY, id text NOT NULL, doc_id text NOT NULL,
     doc_pos int NOT NULL, spans jsonb NOT NULL, section text[] NOT NULL, page int,
     pages int[] NOT NULL, header text NOT NULL, text text NOT NULL, kind text NOT NULL,
@@ -172,18 +177,6 @@ CREATE TABLE {s}.terms (id int PRIMARY KEY, term text NOT NULL UNIQUE, df int NO
 CREATE UNLOGGED TABLE {s}.stage (term_id int NOT NULL, chunk int NOT NULL, tf float8 NOT NULL);
 """
 
-#: BM25's eager weight per posting, in the order and precision the local index computes it.
-_WEIGHTS = """
-CREATE TABLE {s}.postings AS
-SELECT p.term_id, p.chunk, p.tf,
-       (t.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * c.length
-        / %(avgdl)s)))::float4 AS weight
-FROM {s}.stage p JOIN {s}.terms t ON t.id = p.term_id JOIN {s}.chunks c ON c.pos = p.chunk
-ORDER BY p.term_id, p.chunk;
-DROP TABLE {s}.stage;
-CREATE INDEX ON {s}.postings (term_id) INCLUDE (chunk, weight);
-"""
-
 
 def _meta_words(meta: dict[str, str]) -> str:
     return json.dumps({k: words(v) for k, v in meta.items()}, ensure_ascii=False)
@@ -191,7 +184,7 @@ def _meta_words(meta: dict[str, str]) -> str:
 
 def _copy_documents(cur: Any, s: Any, new: Assembled) -> None:
     sql = _psycopg().sql
-    cols = "pos, id, title, source, sha256, text, metadata, meta_words, card"
+    cols = "pos, id, title, source, sha256, text, metadata, meta_words, card, first_chunk, chunks"
     with cur.copy(sql.SQL(f"COPY {{}}.documents ({cols}) FROM STDIN").format(s)) as cp:
         for pos, (row, entry) in enumerate(
             zip(new.docs.to_pylist(), new.manifest.documents, strict=True)
@@ -199,7 +192,8 @@ def _copy_documents(cur: Any, s: Any, new: Assembled) -> None:
             meta = entry.metadata
             cp.write_row(
                 (pos, row["id"], row["title"], row["source"], row["sha256"], row["text"],
-                 json.dumps(meta, ensure_ascii=False), _meta_words(meta), entry.card)
+                 json.dumps(meta, ensure_ascii=False), _meta_words(meta), entry.card,
+                 entry.first_chunk, entry.chunks)
             )  # fmt: skip
 
 
@@ -252,8 +246,8 @@ def _copy_bm25(cur: Any, s: Any, new: Assembled, params: BM25Params) -> None:
         sql.SQL("{}.stage").format(s),
         {"term_id": stats.terms, "chunk": stats.text_of, "tf": stats.tf},
     )
-    weights = {"k1": params.k1, "b": params.b, "avgdl": stats.avg_length()}
-    for stmt in filter(str.strip, _WEIGHTS.split(";")):
+    weights = {"k1": params.k1, "b": params.b, "avgdl": stats.avg_length(), "block": BLOCK}
+    for stmt in filter(str.strip, WEIGHTS_SQL.split(";")):
         cur.execute(sql.SQL(stmt).format(s=s), weights if "%(" in stmt else None)
 
 
@@ -277,6 +271,7 @@ def _generation_manifest(new: Assembled) -> dict[str, Any]:
     m = asdict(new.manifest)
     m.pop("documents")
     m["bm25_avgdl"] = new.stats.avg_length()
+    m[BLOCKS] = BLOCK
     return m
 
 
@@ -326,8 +321,8 @@ def _write_generation(conn: Any, new: Assembled) -> str:
             cur.execute(sql.SQL(_TABLES).format(s=s, vector=vector))
             _copy_documents(cur, s, new)
             _copy_chunks(cur, s, new)
-            _copy_bm25(cur, s, new, new.manifest.bm25_params)
             cur.execute(f"SET LOCAL maintenance_work_mem = '{MAINTENANCE_WORK_MEM}'")
+            _copy_bm25(cur, s, new, new.manifest.bm25_params)
             for stmt in _index_sql(s, dim is not None):
                 cur.execute(stmt)
         conn.commit()
@@ -347,7 +342,7 @@ def _vacuum(conn: Any, s: Any) -> None:
     sql = _psycopg().sql
     conn.autocommit = True
     try:
-        for table in ("postings", "chunks", "documents", "terms"):
+        for table in ("postings", "blockmax", "chunks", "documents", "terms"):
             conn.execute(sql.SQL("VACUUM (ANALYZE) {}.{}").format(s, sql.Identifier(table)))
     finally:
         conn.autocommit = False
@@ -467,31 +462,6 @@ class _Generation:
         return self.conn.execute(sql.SQL(template).format(s=self.schema), params).fetchall()
 
 
-class PgBM25:
-    """BM25 over the generation's term statistics, scored in SQL (a retriever)."""
-
-    _SQL = """
-    SELECT p.chunk, sum(p.weight::float8)::float4 AS score
-    FROM unnest(%s::text[]) AS q(term) JOIN {s}.terms t ON t.term = q.term
-    JOIN {s}.postings p ON p.term_id = t.id {join}
-    GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %s
-    """
-
-    def __init__(self, gen: _Generation, params: BM25Params, analyzer: Analyzer) -> None:
-        self.gen = gen
-        self.params = params
-        self.analyzer = analyzer
-        self.size = gen.size
-
-    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
-        _no_mask(mask)
-        terms = self.params.text.tokens(self.analyzer.expand(query))
-        where, wparams = self.gen.where
-        join = "" if where == "true" else f"JOIN {{s}}.chunks c ON c.pos = p.chunk WHERE {where}"
-        rows = self.gen.query(self._SQL.replace("{join}", join), [terms, *wparams, k])
-        return _hits(rows)
-
-
 class PgDense:
     """Cosine (inner product of normalised vectors) in pgvector: exact, or by the HNSW index
     searched with ``ef_search`` candidates (``hnsw`` a number)."""
@@ -503,7 +473,7 @@ class PgDense:
         self.size = gen.size
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
-        _no_mask(mask)
+        no_mask(mask)
         q = self.embedder.embed_queries([query])[0]
         if self.hnsw is not None:
             self.gen.conn.execute(f"SET LOCAL hnsw.ef_search = {max(self.hnsw, k)}")
@@ -546,11 +516,6 @@ def _rescored(rows: list[tuple], q: np.ndarray, k: int) -> Hits:
     vectors = np.stack([np.asarray(_array(r[2]), dtype=np.float32) for r in rows])
     top = Hits.top(vectors @ q, k)
     return Hits(positions[top.positions], top.scores)
-
-
-def _no_mask(mask: np.ndarray | None) -> None:
-    if mask is not None:
-        raise InputError("a PostgreSQL index filters in SQL (SearchOptions.filters), not by mask")
 
 
 def _hits(rows: Sequence[tuple]) -> Hits:
