@@ -20,7 +20,9 @@
    of BM25, exact dense and HNSW dense, with and without a filter, one client and 8
    concurrent clients, the local index's beside; HNSW recall@10 against exact at each
    ``--ef-search``; then 8 searchers run while an update is written: failures, mixed
-   generations, latency. ``--pg-only`` skips the local and Dask builds.
+   generations, latency. ``--pg-only`` skips the local and Dask builds. BM25's top-k is
+   timed first by both paths, interleaved: the threshold algorithm (``pg_bm25``) against the
+   exhaustive sum in SQL, results compared; ``--bm25-only`` stops there.
 """
 
 from __future__ import annotations
@@ -291,6 +293,56 @@ def pg_latency(url: str, queries, info, clients, seconds) -> dict[str, Any]:
     return out
 
 
+def _bm25_path(which: str) -> None:
+    """PostgreSQL's BM25 top-k: ``new`` (the threshold algorithm, pg_bm25.bm25_top_k) or
+    ``exhaustive`` (every posting of every query term summed in SQL: the baseline)."""
+    from finchunk.retrieve.backends import pg_bm25
+
+    chosen = pg_bm25.exhaustive_top_k if which == "exhaustive" else pg_bm25.bm25_top_k
+    pg_bm25.PgBM25.top_k = staticmethod(chosen)  # type: ignore[assignment]
+
+
+def pg_bm25_paths(url: str, queries, info, clients, seconds) -> dict[str, Any]:
+    """BM25 on PostgreSQL by both top-k paths in one run: one client alternating the two
+    per query (the results compared), then ``clients`` concurrent clients on each."""
+    from finchunk.retrieve.backends.pgstore import PgIndex
+
+    out: dict[str, Any] = {}
+    paths = ("exhaustive", "new")
+    try:
+        with PgIndex(url) as pg:
+            for name, opts in _variants(info).items():
+                if not name.startswith("bm25"):
+                    continue
+                ms: dict[str, list[float]] = {p: [] for p in paths}
+                differ = 0
+                for i, q in enumerate(queries):
+                    got = {}
+                    for which in paths if i % 2 else paths[::-1]:
+                        _bm25_path(which)
+                        t = time.perf_counter()
+                        got[which] = pg.search(q, opts).to_json()
+                        ms[which].append((time.perf_counter() - t) * 1000)
+                    differ += got["new"] != got["exhaustive"]
+                out[name] = {f"1 client {p}": _pcts(ms[p]) for p in paths}
+                out[name]["results_differ"] = differ
+                if name in ("bm25", "bm25 issuer"):
+                    for which in paths:
+                        _bm25_path(which)
+
+                        def make():
+                            p = PgIndex(url)
+                            return p.search, p.close
+
+                        out[name][f"{clients} clients {which}"] = many_clients(
+                            make, queries, opts, clients, seconds
+                        )
+    finally:
+        _bm25_path("new")
+    out["load_average"] = os.getloadavg()
+    return out
+
+
 def hnsw_recall(
     url: str, queries: list[str], info: dict[str, Any], efs: list[int]
 ) -> dict[str, dict[str, float]]:
@@ -408,6 +460,11 @@ def run_pg(args, corpus: Path, queries, info, work: Path) -> dict[str, Any]:
         out["build_stages_s"] = times.done()
         out["size_mb"] = pg_size(url)
         lat_q = queries[: args.queries]
+        out["bm25_paths"] = pg_bm25_paths(url, lat_q, info, args.clients, args.seconds)
+        print("== postgresql bm25: new top-k against exhaustive", flush=True)
+        print(json.dumps(out["bm25_paths"], indent=1), flush=True)
+        if args.bm25_only:
+            return out
         out["latency"] = pg_latency(url, lat_q, info, args.clients, args.seconds)
         efs = [int(x) for x in args.ef_search.split(",")]
         out["hnsw_recall_at_10"] = hnsw_recall(url, lat_q[: args.recall_queries], info, efs)
@@ -429,6 +486,11 @@ def main() -> None:
     p.add_argument("--model", default="hashing", help="the embedder (default hashing)")
     p.add_argument("--no-pg", action="store_true")
     p.add_argument("--pg-only", action="store_true", help="skip the local and Dask builds")
+    p.add_argument(
+        "--bm25-only",
+        action="store_true",
+        help="on PostgreSQL, time BM25's top-k paths only (no dense, HNSW nor update)",
+    )
     p.add_argument("--work", type=Path, default=None, help="folder (default: a temporary one)")
     p.add_argument("--json", type=Path, default=None, help="write the figures here too")
     p.add_argument("--_build", help=argparse.SUPPRESS)

@@ -283,3 +283,92 @@ def test_the_python_api_builds_opens_and_searches_postgresql(server, tmp_path: P
     with finchunk.Index.open(url) as again:
         assert len(again) == n
         assert [h.chunk_id for h in again.search(question, k=3)] == [h.chunk_id for h in ours]
+
+
+#: Questions heavy in common terms (the corpus's every-chunk words, repeats, numbers), beside
+#: the backends' questions.
+COMMON = (
+    "informe anual de la empresa en 2023 y en 2022 según el informe",
+    "ingresos ingresos netos netos del ejercicio 2023 2023",
+    "resultado neto gastos deuda beneficio acción empleados fondo riesgo 2022 2023",
+    "palabraquenoexiste",
+)
+
+
+def _force(monkeypatch, path: str) -> dict[str, int]:
+    """Make every BM25 search take ``path`` (block-max from the single best block, never
+    giving way to the exhaustive sum; or the sum within the kept ranges); count the
+    block-max searches and those that left blocks out."""
+    from finchunk.retrieve.backends import pg_bm25
+
+    if path == "blocks":
+        monkeypatch.setattr(pg_bm25, "SCAN_BUDGET", 0)
+        monkeypatch.setattr(pg_bm25, "FIRST_BLOCKS", 1)
+        monkeypatch.setattr(pg_bm25, "EXHAUSTIVE_SHARE", 2.0)
+    else:
+        monkeypatch.setattr(pg_bm25, "SCAN_BUDGET", 10**12)
+    seen = {"searches": 0, "pruned": 0}
+    query = pg_bm25._custom
+
+    def spied(gen, template, params):
+        rows = query(gen, template, params)
+        if template is pg_bm25._BLOCKS:
+            seen["searches"] += 1
+            seen["pruned"] += len(rows) < -(-gen.size // params["B"])
+        return rows
+
+    monkeypatch.setattr(pg_bm25, "_custom", spied)
+    return seen
+
+
+def _same_bm25(local: Index, url: str, questions, ks) -> None:
+    issuer = Filter("issuer", _issuer(local))
+    year = Filter("year", "2023")
+    filters = [(), (year,), (issuer,), (year, issuer), (Filter("year", "1999"),)]
+    with PgIndex(url) as pg:
+        for q in questions:
+            for f in filters:
+                for k in ks:
+                    opts = SearchOptions(
+                        k=k, retriever="bm25", filters=f, filter_statistics=FilterStatistics.INDEX
+                    )
+                    want, got = search(local, q, opts), pg.search(q, opts)
+                    assert got.to_json() == want.to_json(), (q, f, k)
+
+
+@pytest.mark.parametrize("path", ["blocks", "ranges"])
+def test_bm25_top_k_equals_the_local_index_by_each_path(built, monkeypatch, path) -> None:
+    """Ids, scores, order and ties as the local index's, common-term questions, filters and
+    a k past the matches included, whichever way the top k is found."""
+    from finchunk.retrieve.backends import pg_bm25
+
+    local, url = built
+    assert local.size + 1 <= pg_bm25.LARGE_K  # a k past every match still takes the path
+    seen = _force(monkeypatch, path)
+    _same_bm25(local, url, QUERIES + COMMON, (1, 3, 10, local.size + 1))
+    assert (seen["searches"] > 0) == (path == "blocks")
+
+
+def test_bm25_block_max_with_small_blocks_after_an_update_and_without_blocks(
+    server, corpus, tmp_path, monkeypatch
+) -> None:
+    """Blocks of 4 chunks, so that block-max leaves most of them out: the same results,
+    in a first generation and the next; a generation written before the block-max table
+    is searched exhaustively, with the same results."""
+    from finchunk.retrieve.backends import pg_write
+
+    sources, _ = corpus
+    url = _new_database(server, "bm25blocks")
+    monkeypatch.setattr(pg_write, "BLOCK", 4)  # what a generation is written with
+    seen = _force(monkeypatch, "blocks")
+    for part in (sources[:4], sources):
+        build_index(part, tmp_path / str(len(part)), CONFIG)
+        build_pg_index(part, url, CONFIG)
+        _same_bm25(Index.open(tmp_path / str(len(part))), url, QUERIES + COMMON, (1, 10, 50))
+    assert seen["pruned"] > seen["searches"] // 2
+    with connect(url) as conn:
+        conn.execute(f"UPDATE {SCHEMA}.generations SET manifest = manifest - 'bm25_block'")
+        conn.commit()
+    searches = seen["searches"]
+    _same_bm25(Index.open(tmp_path / str(len(sources))), url, COMMON[:2], (10,))
+    assert seen["searches"] == searches

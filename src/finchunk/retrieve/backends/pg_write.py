@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from finchunk.retrieve.backends.pg_bm25 import BLOCK, BLOCKS, WEIGHTS_SQL
 from finchunk.retrieve.backends.pg_connect import (
     HNSW_EF_CONSTRUCTION,
     HNSW_M,
@@ -59,7 +60,8 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.live (
 _TABLES = """
 CREATE TABLE {s}.documents (pos int PRIMARY KEY, id text NOT NULL UNIQUE, title text,
     source text, sha256 text, text text NOT NULL, metadata jsonb NOT NULL,
-    meta_words jsonb NOT NULL, card text NOT NULL);
+    meta_words jsonb NOT NULL, card text NOT NULL, first_chunk int NOT NULL,
+    chunks int NOT NULL);
 CREATE TABLE {s}.chunks (pos int PRIMARY KEY, id text NOT NULL, doc_id text NOT NULL,
     doc_pos int NOT NULL, spans jsonb NOT NULL, section text[] NOT NULL, page int,
     pages int[] NOT NULL, header text NOT NULL, text text NOT NULL, kind text NOT NULL,
@@ -71,26 +73,13 @@ CREATE UNLOGGED TABLE {s}.stage (term_id int NOT NULL, chunk int NOT NULL, tf fl
 """
 
 
-#: BM25's eager weight per posting, in the order and precision the local index computes it.
-_WEIGHTS = """
-CREATE TABLE {s}.postings AS
-SELECT p.term_id, p.chunk, p.tf,
-       (t.idf * p.tf * (%(k1)s + 1) / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * c.length
-        / %(avgdl)s)))::float4 AS weight
-FROM {s}.stage p JOIN {s}.terms t ON t.id = p.term_id JOIN {s}.chunks c ON c.pos = p.chunk
-ORDER BY p.term_id, p.chunk;
-DROP TABLE {s}.stage;
-CREATE INDEX ON {s}.postings (term_id) INCLUDE (chunk, weight);
-"""
-
-
 def _meta_words(meta: dict[str, str]) -> str:
     return json.dumps({k: words(v) for k, v in meta.items()}, ensure_ascii=False)
 
 
 def _copy_documents(cur: Any, s: Any, new: Assembled) -> None:
     sql = _psycopg().sql
-    cols = "pos, id, title, source, sha256, text, metadata, meta_words, card"
+    cols = "pos, id, title, source, sha256, text, metadata, meta_words, card, first_chunk, chunks"
     with cur.copy(sql.SQL(f"COPY {{}}.documents ({cols}) FROM STDIN").format(s)) as cp:
         for pos, (row, entry) in enumerate(
             zip(new.docs.to_pylist(), new.manifest.documents, strict=True)
@@ -98,7 +87,8 @@ def _copy_documents(cur: Any, s: Any, new: Assembled) -> None:
             meta = entry.metadata
             cp.write_row(
                 (pos, row["id"], row["title"], row["source"], row["sha256"], row["text"],
-                 json.dumps(meta, ensure_ascii=False), _meta_words(meta), entry.card)
+                 json.dumps(meta, ensure_ascii=False), _meta_words(meta), entry.card,
+                 entry.first_chunk, entry.chunks)
             )  # fmt: skip
 
 
@@ -151,8 +141,8 @@ def _copy_bm25(cur: Any, s: Any, new: Assembled, params: BM25Params) -> None:
         sql.SQL("{}.stage").format(s),
         {"term_id": stats.terms, "chunk": stats.text_of, "tf": stats.tf},
     )
-    weights = {"k1": params.k1, "b": params.b, "avgdl": stats.avg_length()}
-    for stmt in filter(str.strip, _WEIGHTS.split(";")):
+    weights = {"k1": params.k1, "b": params.b, "avgdl": stats.avg_length(), "block": BLOCK}
+    for stmt in filter(str.strip, WEIGHTS_SQL.split(";")):
         cur.execute(sql.SQL(stmt).format(s=s), weights if "%(" in stmt else None)
 
 
@@ -176,6 +166,7 @@ def _generation_manifest(new: Assembled) -> dict[str, Any]:
     m = asdict(new.manifest)
     m.pop("documents")
     m["bm25_avgdl"] = new.stats.avg_length()
+    m[BLOCKS] = BLOCK
     return m
 
 
@@ -225,8 +216,8 @@ def _write_generation(conn: Any, new: Assembled) -> str:
             cur.execute(sql.SQL(_TABLES).format(s=s, vector=vector))
             _copy_documents(cur, s, new)
             _copy_chunks(cur, s, new)
-            _copy_bm25(cur, s, new, new.manifest.bm25_params)
             cur.execute(f"SET LOCAL maintenance_work_mem = '{MAINTENANCE_WORK_MEM}'")
+            _copy_bm25(cur, s, new, new.manifest.bm25_params)
             for stmt in _index_sql(s, dim is not None):
                 cur.execute(stmt)
         conn.commit()
@@ -246,7 +237,7 @@ def _vacuum(conn: Any, s: Any) -> None:
     sql = _psycopg().sql
     conn.autocommit = True
     try:
-        for table in ("postings", "chunks", "documents", "terms"):
+        for table in ("postings", "blockmax", "chunks", "documents", "terms"):
             conn.execute(sql.SQL("VACUUM (ANALYZE) {}.{}").format(s, sql.Identifier(table)))
     finally:
         conn.autocommit = False

@@ -4,17 +4,20 @@ Layout: schema ``finchunk`` holds ``live`` (one row: the live generation) and
 ``generations`` (name, manifest); each generation is a schema of its own,
 ``finchunk_g000002``, with
 
-* ``documents`` (pos, id, title, source, sha256, text, metadata JSONB, meta_words JSONB);
+* ``documents`` (pos, id, title, source, sha256, text, metadata JSONB, meta_words JSONB,
+  card, first_chunk and chunks: the document's chunk range);
 * ``chunks`` (pos, id, doc_id, doc_pos, spans, section, page, pages, header, text, kind,
   metadata JSONB, meta_words JSONB, length: BM25's length, embedding ``vector(N)``, with an
   HNSW index for inner product when the index is dense);
-* ``terms`` (id, term, df, idf) and ``postings`` (term_id, chunk, tf, weight): BM25's term
+* ``terms`` (id, term, df, idf), ``postings`` (term_id, chunk, tf, weight) and ``blockmax``
+  (term_id, block, weight, n: per block of chunks its largest weight): BM25's term
   statistics. The terms, frequencies, lengths and idf are the local index's
   (:mod:`finchunk.retrieve.lexical.bm25_stats`,
   :func:`~finchunk.retrieve.lexical.bm25.okapi_idf`); each
   posting's weight ``idf·tf·(k1+1)/(tf+k1·(1−b+b·len/avgdl))`` is computed in SQL when the
-  generation is written, and a query's score is the sum of its terms' weights, in SQL. So
-  BM25 here ranks and scores as the local index does (``ts_rank`` is not used).
+  generation is written, and a query's score is the sum of its terms' weights. So BM25
+  here ranks and scores as the local index does (``ts_rank`` is not used); its top k
+  reads only the blocks of chunks that can hold it (:mod:`finchunk.retrieve.backends.pg_bm25`).
 
 Writing: the new generation's schema is filled while the old one stays live; one
 transaction then points ``live`` at it; older generations are dropped after. Writers take
@@ -39,6 +42,7 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.records import ChunkRecord
+from finchunk.retrieve.backends.pg_bm25 import PgBM25, no_mask
 from finchunk.retrieve.backends.pg_connect import (
     HNSW_EF_SEARCH,
     LIVE_LOCK,
@@ -118,31 +122,6 @@ class _Generation:
         return self.conn.execute(sql.SQL(template).format(s=self.schema), params).fetchall()
 
 
-class PgBM25:
-    """BM25 over the generation's term statistics, scored in SQL (a retriever)."""
-
-    _SQL = """
-    SELECT p.chunk, sum(p.weight::float8)::float4 AS score
-    FROM unnest(%s::text[]) AS q(term) JOIN {s}.terms t ON t.term = q.term
-    JOIN {s}.postings p ON p.term_id = t.id {join}
-    GROUP BY p.chunk ORDER BY score DESC, p.chunk LIMIT %s
-    """
-
-    def __init__(self, gen: _Generation, params: BM25Params, analyzer: Analyzer) -> None:
-        self.gen = gen
-        self.params = params
-        self.analyzer = analyzer
-        self.size = gen.size
-
-    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
-        _no_mask(mask)
-        terms = self.params.text.tokens(self.analyzer.expand(query))
-        where, wparams = self.gen.where
-        join = "" if where == "true" else f"JOIN {{s}}.chunks c ON c.pos = p.chunk WHERE {where}"
-        rows = self.gen.query(self._SQL.replace("{join}", join), [terms, *wparams, k])
-        return _hits(rows)
-
-
 class PgDense:
     """Cosine (inner product of normalised vectors) in pgvector: exact, or by the HNSW index
     searched with ``ef_search`` candidates (``hnsw`` a number)."""
@@ -154,7 +133,7 @@ class PgDense:
         self.size = gen.size
 
     def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
-        _no_mask(mask)
+        no_mask(mask)
         q = self.embedder.embed_queries([query])[0]
         if self.hnsw is not None:
             self.gen.conn.execute(f"SET LOCAL hnsw.ef_search = {max(self.hnsw, k)}")
@@ -197,11 +176,6 @@ def _rescored(rows: list[tuple], q: np.ndarray, k: int) -> Hits:
     vectors = np.stack([np.asarray(_array(r[2]), dtype=np.float32) for r in rows])
     top = Hits.top(vectors @ q, k)
     return Hits(positions[top.positions], top.scores)
-
-
-def _no_mask(mask: np.ndarray | None) -> None:
-    if mask is not None:
-        raise InputError("a PostgreSQL index filters in SQL (SearchOptions.filters), not by mask")
 
 
 def _hits(rows: Sequence[tuple]) -> Hits:
