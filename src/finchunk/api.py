@@ -345,7 +345,7 @@ class Index:
         sources, given = _sources(paths)
         model, emb = _embedding(dense, embedder)
         chunking = parse_strategy(strategy) if isinstance(strategy, str) else strategy
-        config = IndexConfig(chunking, size, overlap, header, model, bm25 or BM25Params())
+        config = IndexConfig(chunking, size, overlap, header, model, bm25=bm25 or BM25Params())
         config = splade_config(config, False if is_database_url(out) else splade)
         report = build_into(
             sources, out, config, embedder=emb, prune=prune, on_error=_on_error(on_error, given)

@@ -133,7 +133,7 @@ def index_cmd(
             overlap,
             header,
             model if dense else None,
-            bm25_params(bm25_k1, bm25_b, bm25_prefix),
+            bm25=bm25_params(bm25_k1, bm25_b, bm25_prefix),
         )
         config = splade_config(config, False if is_database_url(target) else splade)
         if splade and is_database_url(target):

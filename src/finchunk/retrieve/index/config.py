@@ -48,8 +48,8 @@ class IndexConfig:
     overlap: int | None = None
     header: bool = True
     model: str | None = None  # embedder name; None: no dense vectors
-    splade: str | None = None  # SPLADE model whose impacts are stored; None: none
     bm25: BM25Params = BM25Params()
+    splade: str | None = None  # SPLADE model whose impacts are stored; None: none
 
     def chunking(self) -> dict[str, Any]:
         return {
