@@ -2,7 +2,8 @@
 
 Rules, for documents of any source (Markdown, HTML, PDF elements):
 
-* headings are not chunks; they set the section (and the context header);
+* headings are not chunks; they set the section (and the context header); in a PDF, a
+  chunk shorter than 20 characters takes in the heading right above it;
 * a table is one chunk, with the spans of the notes it cites and (``table_context``) the
   lead-in sentence and caption directly above it (:mod:`finchunk.chunk.tablectx`); with
   ``split_tables`` a table unit longer than ``size`` becomes groups of whole rows, each later
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from finchunk.chunk.base import make_chunk, trim_span
 from finchunk.chunk.pack import Run
 from finchunk.chunk.recursive import recursive_ranges
-from finchunk.chunk.source import structure_size
+from finchunk.chunk.source import SourceKind, source_kind, structure_size
 from finchunk.chunk.tablectx import cites_mark, header_rows_end, row_groups, table_unit_start
 from finchunk.collector import collector_paused
 from finchunk.errors import InputError
@@ -104,6 +105,9 @@ class _Pass:
         self.carried = {n for notes in self.plan.values() for n in notes}
         self.units = self._plan_tables() if cfg.table_context else {}
         self.taken = {j for t, f in self.units.items() for j in range(f, t)}
+        # A PDF's chunk too short to stand alone ("None." under "Item 3. Legal Proceedings")
+        # takes in the heading above it (pack.TINY); other sources keep headings out.
+        self.lead = source_kind(doc) is SourceKind.PDF
 
     def _plan_notes(self) -> dict[int, list[int]]:
         """Element index → indexes of the notes it will carry."""
@@ -146,6 +150,8 @@ class _Pass:
                 continue
             if kind is _HEADING or kind is _FURNITURE:
                 run.flush(out)
+                if kind is _HEADING and self.lead:
+                    run.heading = (i, e.span)
                 continue
             if kind is _NOTE and cfg.index_notes_alone:
                 run.flush(out)
