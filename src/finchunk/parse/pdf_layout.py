@@ -121,6 +121,10 @@ def numeric_start(text: str, nums: int) -> int:
 
 
 _LABEL_WORD = frozenset({"item", "part"})
+#: A postal code, tax number or telephone number: a cover's address block, not a title.
+_ADDRESS = re.compile(r"\b\d{5}(?:-\d{4})?\b|\b\d{2}-\d{7}\b|\(\d{3}\)\s*\d{3}-\d{4}")
+#: A sentence: six words or more, ending with a full stop.
+_SENTENCE = re.compile(r"^(?:\S+\s+){5,}\S*[a-z)”’]\.$")
 #: Words a wrapped title line ends in: the title goes on.
 _CONNECTORS = frozenset({"and", "of", "the", "for", "in", "to", "on", "&", "-", "–", "or", "with"})
 
@@ -208,6 +212,9 @@ class Style:
 
     body: float = 0.0
     tiers: tuple[float, ...] = ()
+    #: Title-like lines set on many pages (a company name over each statement, "Notes to
+    #: the Financial Statements" atop each page of notes): running titles, not sections.
+    repeated: frozenset[str] = frozenset()
 
     def tier(self, size: float) -> int | None:
         """The rank of a heading size (0: the largest), None for body-size text."""
@@ -243,13 +250,23 @@ def document_style(pages: Sequence[Sequence[Line]]) -> Style:
         return Style()
     body = max(chars, key=lambda k: (chars[k], -k))
     big: set[float] = set()
-    for lines in pages:
+    seen: dict[str, set[int]] = {}
+    for p, lines in enumerate(pages):
         for ln in lines:
             short = ln.nums < 2 and len(ln.text) <= 100
-            if ln.size >= body * BIG and short and _is_title_like(ln.text, single=True):
+            if not short or not _is_title_like(ln.text, single=True):
+                continue
+            if ln.size >= body * BIG:
                 big.add(_size_key(ln.size))
+            if ln.bold or ln.size >= body * BIG:
+                seen.setdefault(ln.text.casefold(), set()).add(p)
     tiers = sorted(big, reverse=True)[:MAX_TIERS]
-    return Style(body, tuple(tiers))
+    repeated = frozenset(t for t, on in seen.items() if len(on) >= REPEATED_PAGES)
+    return Style(body, tuple(tiers), repeated)
+
+
+#: A title-like line on this many pages or more is a running title.
+REPEATED_PAGES = 4
 
 
 NO_STYLE = Style()
@@ -283,7 +300,11 @@ def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
         return None
     if NOTE_HEADING_RE.match(t) and (styled or caps) and len(t) <= 100:
         return TOP_LEVEL
-    if not styled or len(t) > 100 or not _is_title_like(t, single=tier is not None):
+    if not styled or len(t) > 100 or not _is_title_like(t, single=True):
+        return None
+    if tier is None and _SENTENCE.match(t):
+        return None  # a bold sentence ("The price of our stock is subject to volatility.")
+    if _ADDRESS.search(t) or t.casefold() in style.repeated:
         return None
     if STATEMENT_TITLE_RE.match(t):
         return TOP_LEVEL
@@ -307,7 +328,17 @@ def _is_title_like(t: str, single: bool = False) -> bool:
         return False
     if " " in t.strip():
         return True
-    return single and sum(ch.isalpha() for ch in t) >= 3
+    return single and sum(ch.isalpha() for ch in t) >= 3 and t[-1].isalnum()
+
+
+def _offside(ln: Line, left: float, right: float) -> bool:
+    """A line that starts well right of the page's text and is not centred on it: a
+    column's header or a cell, never a section title (those sit at the margin or mid-page)."""
+    width = right - left
+    if width <= 0 or ln.x1 <= 0:
+        return False
+    centre = (ln.x0 + ln.x1) / 2 - (left + right) / 2
+    return ln.x0 > left + 0.25 * width and abs(centre) > 0.1 * width
 
 
 class _Scanner:
@@ -333,6 +364,13 @@ class _Scanner:
             level = self.level[i]
             if level is not None and level > TOP_LEVEL and self.header[i + 1]:
                 self.level[i], self.header[i] = None, True
+        edges = [(ln.x0, ln.x1) for i, ln in enumerate(lines) if i not in skip and ln.x1 > 0]
+        if edges:
+            left, right = min(x for x, _ in edges), max(x for _, x in edges)
+            for i, ln in enumerate(lines):
+                level = self.level[i]
+                if level is not None and level > TOP_LEVEL and _offside(ln, left, right):
+                    self.level[i] = None
         self.in_table = [False] * len(lines)
         self.tables: dict[int, int] = {}  # first line → last line
         self._find_tables()
@@ -511,19 +549,21 @@ class _Scanner:
         return j + 1
 
     def _heading_continues(self, j: int, k: int) -> bool:
-        """Whether heading line ``k`` goes on heading line ``j``: the title of a bare Part or
-        Item label, or the wrapped rest of a title in the same style (a sub-heading, in
-        another style or after a full title, stays a heading of its own)."""
-        if k in self.skip or self.in_table[k] or self.level[k] is None:
+        """Whether line ``k`` goes on heading line ``j``: the title of a bare Part or Item
+        label, or the wrapped rest of a title in the same style (a sub-heading, in another
+        style or after a full title, stays a heading of its own)."""
+        if k in self.skip or self.in_table[k] or self.header[k]:
             return False
         a, b = self.lines[j], self.lines[k]
-        if self.level[k] in (PART_LEVEL, ITEM_LEVEL):
+        if self.level[k] in (PART_LEVEL, ITEM_LEVEL) or b.nums >= 2:
             return False
         if label_only(a.text):
-            return True
-        if a.text.endswith((".", ":")) or self.level[j] != self.level[k] or a.bold != b.bold:
+            return self.level[k] is not None
+        if a.text.endswith((".", ":")) or a.bold != b.bold:
             return False
         if a.size and b.size and abs(a.size - b.size) > 0.5:
+            return False
+        if self.level[k] is None and not (a.bold or a.text.isupper() and b.text.isupper()):
             return False
         last_word = a.text.rsplit(None, 1)[-1].lower()
         return (
