@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from finchunk.chunk.base import make_chunk, trim_span
-from finchunk.chunk.pack import Run
+from finchunk.chunk.pack import TINY, Run
 from finchunk.chunk.recursive import recursive_ranges
 from finchunk.chunk.source import SourceKind, source_kind, structure_size
 from finchunk.chunk.tablectx import cites_mark, header_rows_end, row_groups, table_unit_start
@@ -169,7 +169,42 @@ class _Pass:
                 continue
             self._pack(run, i, e, plan.get(i, ()), out)
         run.flush(out)
+        return self._absorb_tiny(out) if self.lead else out
+
+    def _absorb_tiny(self, chunks: list[Chunk]) -> list[Chunk]:
+        """A PDF chunk still under :data:`TINY` characters (a company name over a statement,
+        a label alone on its page) joins the chunk after it on its page, where the two fit
+        in the size (or that one is a table), else the one before."""
+        out: list[Chunk] = []
+        i, n = 0, len(chunks)
+        while i < n:
+            c = chunks[i]
+            if len(c.body) >= TINY or c.kind is ChunkKind.TABLE:
+                out.append(c)
+                i += 1
+                continue
+            nxt = chunks[i + 1] if i + 1 < n else None
+            if nxt is not None and self._joins(c, nxt):
+                spans = [*c.spans, *(sp for sp in nxt.spans if sp not in c.spans)]
+                kind = ChunkKind.TABLE if nxt.kind is ChunkKind.TABLE else ChunkKind.MIXED
+                out.append(self._chunk(spans, nxt.section, kind))
+                i += 2
+                continue
+            prev = out[-1] if out else None
+            if prev is not None and prev.kind is not ChunkKind.TABLE and self._joins(prev, c):
+                spans = [*prev.spans, *(sp for sp in c.spans if sp not in prev.spans)]
+                out[-1] = self._chunk(spans, prev.section, ChunkKind.MIXED)
+            else:
+                out.append(c)
+            i += 1
         return out
+
+    def _joins(self, a: Chunk, b: Chunk) -> bool:
+        """Whether chunks ``a`` then ``b`` (one of them tiny) may become one."""
+        if a.pages[-1:] != b.pages[:1]:
+            return False
+        size = sum(e - s for s, e in (*a.spans, *b.spans))
+        return size <= self.size or ChunkKind.TABLE in (a.kind, b.kind)
 
     def _emit_table(self, i: int, e: Element, out: list[Chunk]) -> None:
         first = self.units.get(i, i)

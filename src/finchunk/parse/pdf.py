@@ -11,12 +11,20 @@ every offset is recorded while writing, never searched for afterwards:
 * every element records the 1-based page it is on (elements never cross a page).
 
 Element detection (headings, tables, notes, lists, paragraphs, page furniture) lives in
-:mod:`finchunk.parse.pdf_layout`; the only font fact used is bold, looked up for the few
-lines that could be headings.
+:mod:`finchunk.parse.pdf_layout`. From pdfium, per line (a few calls a line, never per
+character): the height of its first character's box as the font sets it (the type size a
+reader sees; pdfium's own font size ignores the text matrix), the left and right edges,
+the left edge of a table row's first number column, and bold (weight or font name) for the
+lines that could be headings. Words pdfium split with a space it made up where the glyphs
+touch are joined when the join is an English word ("Busines s"), and so is the "ff" a
+ligature glyph mapped to one "f" lost ("af ected" → "affected").
 
-Metadata: ``format``, ``pages``, and what a filing's cover (the first page) says: ``form``,
-``period_end``, ``issuer`` (:func:`finchunk.parse.html_meta.cover_metadata`); the title is
-the PDF's own Title, else the document id.
+Metadata: ``format``, ``pages``, and what the document says of itself
+(:func:`read_metadata`): ``form``, ``period_end``, ``fiscal_year`` from a filing's cover
+(found among the first pages), ``issuer`` from the cover, its name in large type, a press
+release's "X (NYSE: ABC)", the running footer, or the signature block; never from the file
+name. The title is the PDF's own Title unless a producer wrote it ("Microsoft Word - R1",
+an accession number, a file name), else "{issuer} > {form} {period end}", else the id.
 
 Encrypted PDFs and files pdfium cannot open raise :class:`~finchunk.errors.ParseError`
 naming the file, and so does a PDF without a text layer (scanned images): OCR is not

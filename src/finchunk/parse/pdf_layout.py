@@ -1,17 +1,25 @@
 """Page lines → blocks (headings, tables, notes, lists, paragraphs, furniture), without ML.
 
 Works on the lines pypdfium2 extracts (one text line per visual line; table rows stay on one
-line, cells separated by spaces), plus one bit per line from the fonts: bold. Rules:
+line, cells separated by spaces), with what the layout says of each line: its type size, its
+left and right edges, where a table row's number columns start, and bold. Rules:
 
 * furniture: the top and bottom lines of a page that repeat (digits ignored) on many pages,
   and page numbers ("12", "F-7", "Page 3 of 9", "ii") at the top or bottom of a page;
 * table: a run of lines where rows ending in two or more numeric cells dominate; label lines
-  between rows stay in the table; short caption lines right above it (a statement's title,
-  "Years ended December 31") join it;
+  between rows stay in the table; short caption lines right above it and its column
+  headers (lines whose words sit over its number columns, and a bold stub line beside
+  them) join it; a Part, Item, numbered note, statement title or large-type heading ends it;
 * notes: lines starting "(1)", "(a)", "*", "†" or a superscript, right below a table; the
   table cites their marks;
-* headings: "PART I" (level 1) and "Item 7." (level 2) lines in bold or capitals, and other
-  short bold lines (level 3); none on table-of-contents pages;
+* headings (:func:`heading_level`): "PART I" (level 1) and "Item 7." (level 2) in bold,
+  capitals or a heading size; statement titles and "NOTE 9." (level 3); other title-like
+  lines set in a heading size (ranked over the document: larger sizes on top) or in bold
+  at body size (below them); "1.2 Title" nests by its depth. Not headings: table column
+  headers, period captions ("Years ended December 31"), cover-table rows, bold sentences,
+  address lines, lines off the margin and not centred, titles repeated on many pages;
+  none on table-of-contents pages;
+* a text block shorter than 20 characters joins the text, list or table next to it;
 * lists: runs of bulleted items; paragraphs: the remaining lines, split after a line that
   ends a sentence well short of the page's text width.
 """
