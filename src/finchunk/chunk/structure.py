@@ -3,7 +3,7 @@
 Rules, for documents of any source (Markdown, HTML, PDF elements):
 
 * headings are not chunks; they set the section (and the context header); in a PDF, a
-  chunk shorter than 20 characters takes in the heading right above it;
+  table and a chunk shorter than 20 characters take in the heading right above them;
 * a table is one chunk, with the spans of the notes it cites and (``table_context``) the
   lead-in sentence and caption directly above it (:mod:`finchunk.chunk.tablectx`); with
   ``split_tables`` a table unit longer than ``size`` becomes groups of whole rows, each later
@@ -215,6 +215,11 @@ class _Pass:
         run = Run(self.doc, self.cfg.header)
         for j in range(first, i + 1):
             run.add(j, self.doc.elements[j], ChunkKind.TABLE)
+        above = self.doc.elements[first - 1] if first > 0 else None
+        if self.lead and above is not None and above.kind is _HEADING and above.page == e.page:
+            # A PDF table's title ("Consolidated Statement of Cash Flows") is a heading: it
+            # sets the section, and its words stay with the table as its caption did.
+            run.spans[0] = (above.start, run.spans[0][1])
         for n in notes:
             run.attach(n, self.doc.elements[n])
         run.flush(out)
