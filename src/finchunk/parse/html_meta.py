@@ -182,7 +182,7 @@ def registrant_name(text: str) -> str:
 
 #: "Johnson & Johnson (NYSE: JNJ) today announced": a press release names its issuer so.
 _LISTED = re.compile(
-    r"\s*\((?:NYSE|NASDAQ|Nasdaq|NYSE American|ASX|LSE|TSX)(?:/[A-Z]+)?\s*:\s*[A-Z.]{1,6}\)"
+    r"\((?:NYSE|NASDAQ|Nasdaq|NYSE American|ASX|LSE|TSX)(?:/[A-Z]+)?\s*:\s*[A-Z.]{1,6}\)"
 )
 #: What stands between a release's dateline and the issuer's name.
 _DATELINE_END = re.compile(r"\s[-–—]+\s|--|\)\s*|—|–")

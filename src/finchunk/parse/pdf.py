@@ -441,17 +441,24 @@ def read_metadata(pages: Sequence[Sequence[Line]], furniture: Sequence[str] = ()
 
 
 #: PDF Titles a producer wrote, not an author: "Microsoft Word - R1", an accession number,
-#: "EDGAR PDF", a file name, "Document", "untitled".
+#: "EDGAR PDF", "Document", "untitled"; and (:func:`producer_artefact`) file names.
 _ARTEFACT = re.compile(
-    r"^(?:microsoft\s+(?:word|excel|powerpoint)\b.*|\d{10}-\d{2}-\d{6}|edgar(?:\s+pdf)?|"
-    r"document\d*|untitled\S*|\S+\.(?:pdf|docx?|html?|xlsx?|pptx?|indd|txt)|[\w-]*_[\w-]*)$",
+    r"microsoft\s+(?:word|excel|powerpoint)\b|\d{10}-\d{2}-\d{6}$|edgar(?:\s+pdf)?$|"
+    r"document\d*$|untitled",
     re.I,
 )
+_FILE_EXTENSIONS = frozenset({"pdf", "doc", "docx", "htm", "html", "xls", "xlsx", "ppt", "pptx"})
 
 
 def producer_artefact(title: str) -> bool:
-    """Whether a PDF's Title is a producer's artefact rather than a title."""
-    return bool(_ARTEFACT.match(title.strip())) or sum(ch.isalpha() for ch in title) < 3
+    """Whether a PDF's Title is a producer's artefact rather than a title: one of
+    :data:`_ARTEFACT`, or a file name ("q4_2023.pdf", "R1_final")."""
+    t = title.strip()
+    if _ARTEFACT.match(t) or sum(ch.isalpha() for ch in t) < 3:
+        return True
+    if " " in t:
+        return False
+    return "_" in t or t.rpartition(".")[2].lower() in _FILE_EXTENSIONS
 
 
 NO_TEXT_LAYER = "no text layer: OCR is not supported (a scanned or image-only PDF)"
