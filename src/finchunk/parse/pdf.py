@@ -141,6 +141,7 @@ class _FontProbe:
 
 #: Two letter runs pdfium split with a space it made up ("af ected", "Busines s").
 _SPLIT = re.compile(r"(?<![A-Za-z])([A-Za-z]+) (?=([A-Za-z]+)(?![A-Za-z]))")
+_ROMAN = re.compile(r"(?:IV|IX|VI{0,3}|XI{0,3}|XIV|XV)")
 #: What a ligature glyph mapped to one "f" lost: the joins tried, in order.
 _LIGATURE_JOINS = ("ff", "fi", "fl", "ffi", "ffl")
 #: A gap narrower than this share of the font size is no word space; up to the wider one,
@@ -175,6 +176,8 @@ def mend_splits(text: str, base: int, probe: _FontProbe, size: float) -> str:
         lig = la.endswith("f") and b[:1].islower()
         joined = [la + lb] + ([la + j[1:] + lb for j in _LIGATURE_JOINS] if lig else [])
         hit = next((i for i, w in enumerate(joined) if w in words), None)
+        if hit is None and _ROMAN.fullmatch(a + b):
+            hit = 0  # "PART I V"
         if hit is None:
             continue
         known = sum(w in words or w in _SHORT_WORDS for w in (la, lb))
@@ -444,7 +447,7 @@ def read_metadata(pages: Sequence[Sequence[Line]], furniture: Sequence[str] = ()
 #: "EDGAR PDF", "Document", "untitled"; and (:func:`producer_artefact`) file names.
 _ARTEFACT = re.compile(
     r"microsoft\s+(?:word|excel|powerpoint)\b|\d{10}-\d{2}-\d{6}$|edgar(?:\s+pdf)?$|"
-    r"document\d*$|untitled",
+    r"document\d*$|untitled|.*\d{4}-\d{2}-\d{2}[-_ T]\d{2}[-_:]\d{2}",
     re.I,
 )
 _FILE_EXTENSIONS = frozenset({"pdf", "doc", "docx", "htm", "html", "xls", "xlsx", "ppt", "pptx"})

@@ -44,6 +44,7 @@ from finchunk.parse.sec_patterns import (
     PDF_NOTE_RE,
     PERIOD_CAPTION_RE,
     STATEMENT_TITLE_RE,
+    STATEMENTS_PART_RE,
     FurnitureRule,
     PageEdges,
     is_toc_line,
@@ -314,7 +315,7 @@ def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
         return None  # a bold sentence ("The price of our stock is subject to volatility.")
     if _ADDRESS.search(t) or t.casefold() in style.repeated:
         return None
-    if STATEMENT_TITLE_RE.match(t):
+    if STATEMENT_TITLE_RE.match(t) or STATEMENTS_PART_RE.match(t):
         return TOP_LEVEL
     level = SIZE_LEVEL + (len(style.tiers) if tier is None else tier)
     m = NUMBERED_HEADING_RE.match(t)
@@ -332,7 +333,7 @@ def label_only(text: str) -> bool:
 def _is_title_like(t: str, single: bool = False) -> bool:
     if not (t[0].isupper() or t[0] in '“"' or (t[0].isdigit() and NUMBERED_HEADING_RE.match(t))):
         return False
-    if t.endswith(","):
+    if t.endswith((",", ";")):
         return False
     if " " in t.strip():
         return True

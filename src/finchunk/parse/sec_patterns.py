@@ -49,6 +49,13 @@ STATEMENT_TITLE_RE = re.compile(
     r"(?:statements?\s+of\s+\w|balance\s+sheets?\b|income\s+statements?\b)",
     re.I,
 )
+#: The other top parts of a filing's financial statements: the auditor's report, the notes,
+#: management's report on internal control.
+STATEMENTS_PART_RE = re.compile(
+    r"^(?:report\s+of\s+independent\s+registered|notes\s+to\s+(?:the\s+)?(?:condensed\s+)?"
+    r"consolidated\s+financial\s+statements$|management[’']s\s+report\s+on\s+internal)",
+    re.I,
+)
 #: A decimal-numbered title: "1. Overview", "2.3 Revenue recognition"; group 1 the number.
 NUMBERED_HEADING_RE = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+[A-Z]")
 #: A row of a filing cover's securities table, never a section title.
