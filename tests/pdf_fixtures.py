@@ -167,3 +167,85 @@ def write_scanned(
         source.close()
     scan.output(str(path))
     return path
+
+
+GLOSSY_FOOTER = "Annual Report 2023 | Example Group plc"
+
+
+def _at(pdf: FPDF, x: float, w: float, text: str, *, bold: bool = False, size: int = 10) -> None:
+    """One cell at ``x`` (mm), right-aligned in ``w``; the line does not advance."""
+    pdf.set_font("Helvetica", style="B" if bold else "", size=size)
+    pdf.set_x(x)
+    pdf.cell(w, 5, text, align="R" if w else "", new_x="RIGHT", new_y="TOP")
+
+
+def _row(pdf: FPDF, label: str, cells: list[str], *, bold: bool = False) -> None:
+    pdf.set_font("Helvetica", style="B" if bold else "", size=10)
+    pdf.set_x(15)
+    pdf.cell(85, 5, label, new_x="RIGHT", new_y="TOP")
+    for i, c in enumerate(cells):
+        _at(pdf, 110 + 30 * i, 28, c, bold=bold)
+    pdf.ln(5)
+
+
+GLOSSY_BODY = [
+    "Example Group designs and sells industrial valves and pumps in forty countries, and its",
+    "service business keeps them running for utilities, refineries and water companies.",
+    "Revenue grew in every region during the year, helped by price increases and volumes.",
+]
+
+
+def write_glossy(path: Path) -> Path:
+    """An annual report set in type sizes (non-bold page titles, bold sub-headings, numbered
+    sections), with a table whose column headers sit over its number columns in two stacked
+    rows, a note heading right below a table, a cover-table row and a running footer."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+
+    def footer(n: int) -> None:
+        pdf.set_y(-15)
+        pdf.set_font("Helvetica", size=8)
+        pdf.cell(0, 5, f"{GLOSSY_FOOTER} | {n}", align="C")
+
+    pdf.add_page()
+    pdf.set_y(20)
+    _line(pdf, "Strategic Report", size=24)
+    pdf.ln(2)
+    _line(pdf, "Our markets", size=16)
+    _paragraph(pdf, GLOSSY_BODY)
+    _line(pdf, "Demand in 2023", bold=True)
+    _line(pdf, "Regional outlook", bold=True)
+    _paragraph(pdf, GLOSSY_BODY)
+    _line(pdf, "1 Overview", bold=True)
+    _paragraph(pdf, GLOSSY_BODY[:2])
+    _line(pdf, "1.2 Revenue recognition", bold=True)
+    _paragraph(pdf, GLOSSY_BODY[1:])
+    _line(pdf, "Title of each class Trading Symbol Name of each exchange", bold=True)
+    _paragraph(pdf, ["Ordinary shares EXG London Stock Exchange"])
+    footer(1)
+
+    pdf.add_page()
+    pdf.set_y(20)
+    _line(pdf, "Financial Review", size=24)
+    _paragraph(pdf, GLOSSY_BODY)
+    _line(pdf, "Consolidated Statement of Cash Flows", bold=True)
+    _at(pdf, 110, 58, "CLASS A", bold=True)
+    _at(pdf, 170, 28, "CLASS B", bold=True)
+    pdf.ln(5)
+    for i, c in enumerate(["2023", "2022", "2023"]):
+        _at(pdf, 110 + 30 * i, 28, c, bold=True)
+    pdf.ln(5)
+    for label, cells in GLOSSY_ROWS:
+        _row(pdf, label, cells)
+    _line(pdf, "NOTE 9. Income Taxes", bold=True)
+    _paragraph(pdf, GLOSSY_BODY[:2])
+    footer(2)
+    pdf.output(str(path))
+    return path
+
+
+GLOSSY_ROWS = [
+    ("Net income", ["1,200", "1,100", "300"]),
+    ("Depreciation and amortisation", ["410", "395", "80"]),
+    ("Cash from operations", ["1,610", "1,495", "380"]),
+]

@@ -128,7 +128,7 @@ def test_pdf_cover_page_and_metadata(tmp_path: Path) -> None:
     path = tmp_path / "rr.pdf"
     pdf.output(str(path))
     doc = parse_pdf_file(path)
-    assert doc.title == "0000012345-24-000001"
+    assert doc.title == "ROADRUNNER INC. > 10-K 2023-12-31"  # not the producer's accession
     assert {k: doc.metadata[k] for k in ("form", "period_end", "issuer")} == {
         "form": "10-K",
         "period_end": "2023-12-31",

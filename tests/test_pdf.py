@@ -205,8 +205,13 @@ def test_real_cash_flow_statement_is_one_table(mmm_2018: Document) -> None:
     tables = [e for e in page if e.kind is ElementKind.TABLE]
     assert len(tables) == 1
     text = mmm_2018.element_text(tables[0])
+    # The statement's title is a heading of its own: it sets the table's section path.
+    heads = [mmm_2018.element_text(e) for e in page if e.kind is ElementKind.HEADING]
+    assert heads == ["Consolidated Statement of Cash Flows"]
+    assert tables[0].section[-1] == "Consolidated Statement of Cash Flows"
+    item8 = "Item 8. Financial Statements and Supplementary Data"
+    assert tables[0].section[:2] == ("PART II", item8)
     for row in (
-        "Consolidated Statement of Cash Flows",
         "Net income including noncontrolling",
         "Purchases of property, plant and equipment (PP&E) (1,577)",
         "Cash and cash equivalents at end of period $ 2,853",

@@ -40,6 +40,10 @@ from finchunk.text.analysis import normalize
 
 SECTION_SEPARATOR = " > "
 FIELD_SEPARATOR = " | "
+#: The longest header (characters): it goes with every chunk, so it stays one short line.
+MAX_HEADER = 200
+#: The longest one title in it; a title needs this much room to be kept at all.
+MAX_TITLE, _MIN_ROOM = 90, 12
 
 #: Document types as a reader writes them (keys: the metadata's spelling, normalised).
 _DOC_TYPE_LABELS = {
@@ -68,8 +72,37 @@ def context_header(doc: Document, section: Sequence[str]) -> str:
     if line is None:
         line = document_line(doc.metadata, doc.title or doc.id)
         _LINES[doc] = line
-    parts = [line, *(s for s in section if s and s not in (line, doc.title))]
-    return SECTION_SEPARATOR.join(parts)
+    titles = [s for s in section if s and s not in (line, doc.title)]
+    return fit_header(line, titles)
+
+
+def fit_header(line: str, titles: Sequence[str], limit: int = MAX_HEADER) -> str:
+    """``line > title > …`` in at most ``limit`` characters: each title cut to
+    :data:`MAX_TITLE` at a word's end ("…" marks the cut), then the outermost titles left
+    out while it is too long (the innermost, the chunk's own section, stays), then the
+    last title, and at the very last the document line, cut at a word's end."""
+    titles = [shorten(t, MAX_TITLE) for t in titles]
+    while titles:
+        header = SECTION_SEPARATOR.join([line, *titles])
+        if len(header) <= limit:
+            return header
+        if len(titles) == 1:
+            room = limit - len(line) - len(SECTION_SEPARATOR)
+            if room >= _MIN_ROOM:
+                return SECTION_SEPARATOR.join([line, shorten(titles[0], room)])
+        titles = titles[1:]
+    return shorten(line, limit)
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, cut after a whole word with "…" added."""
+    if len(text) <= limit:
+        return text
+    cut = text[: max(limit - 1, 0)]
+    space = cut.rfind(" ")
+    if space > 0 and text[len(cut)] != " ":
+        cut = cut[:space]
+    return cut.rstrip(" ,;:–—-") + "…"
 
 
 def document_line(metadata: Mapping[str, Any], title: str) -> str:

@@ -14,6 +14,8 @@ from finchunk.chunk.base import make_chunk
 from finchunk.model import Chunk, ChunkKind, Document, Element, Span, chunk_kind
 
 _MIXED = ChunkKind.MIXED
+#: A chunk body shorter than this (characters) takes in the heading right above it.
+TINY = 20
 
 
 @dataclass(slots=True)
@@ -28,6 +30,10 @@ class Run:
     section: tuple[str, ...] = ()
     kind: ChunkKind | None = None  # of what it packed so far: one kind, or MIXED
     _last_index: int = -2
+    #: The heading right above (its element index and span), set by the caller: a chunk
+    #: too short to stand alone ("None." under "Item 3. Legal Proceedings") takes it in.
+    heading: tuple[int, Span] | None = None
+    _lead: int | None = None
 
     def empty(self) -> bool:
         return not self.spans
@@ -44,6 +50,8 @@ class Run:
         spans = self.spans
         if not spans:
             self.section = element.section
+            h = self.heading
+            self._lead = h[1][0] if h is not None and h[0] == index - 1 else None
         # The cost (``cost``) and the span update in one test: this runs per element.
         if spans and index == self._last_index + 1:
             self.size += element.end - spans[-1][1]
@@ -70,6 +78,9 @@ class Run:
         if not self.spans:
             return
         spans = self.spans
+        if self._lead is not None and self.size < TINY and self.kind is not ChunkKind.TABLE:
+            spans[0] = (self._lead, spans[0][1])
+            self.kind = _MIXED
         if self.notes:
             elements = self.doc.elements
             spans += [elements[i].span for i in sorted(self.notes)]
@@ -78,3 +89,4 @@ class Run:
         self.spans, self.notes, self.size = [], [], 0
         self.kind = None
         self._last_index = -2
+        self._lead = None

@@ -2,7 +2,8 @@
 
 Rules, for documents of any source (Markdown, HTML, PDF elements):
 
-* headings are not chunks; they set the section (and the context header);
+* headings are not chunks; they set the section (and the context header); in a PDF, a
+  table and a chunk shorter than 20 characters take in the heading right above them;
 * a table is one chunk, with the spans of the notes it cites and (``table_context``) the
   lead-in sentence and caption directly above it (:mod:`finchunk.chunk.tablectx`); with
   ``split_tables`` a table unit longer than ``size`` becomes groups of whole rows, each later
@@ -29,9 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from finchunk.chunk.base import make_chunk, trim_span
-from finchunk.chunk.pack import Run
+from finchunk.chunk.pack import TINY, Run
 from finchunk.chunk.recursive import recursive_ranges
-from finchunk.chunk.source import structure_size
+from finchunk.chunk.source import SourceKind, source_kind, structure_size
 from finchunk.chunk.tablectx import cites_mark, header_rows_end, row_groups, table_unit_start
 from finchunk.collector import collector_paused
 from finchunk.errors import InputError
@@ -104,6 +105,9 @@ class _Pass:
         self.carried = {n for notes in self.plan.values() for n in notes}
         self.units = self._plan_tables() if cfg.table_context else {}
         self.taken = {j for t, f in self.units.items() for j in range(f, t)}
+        # A PDF's chunk too short to stand alone ("None." under "Item 3. Legal Proceedings")
+        # takes in the heading above it (pack.TINY); other sources keep headings out.
+        self.lead = source_kind(doc) is SourceKind.PDF
 
     def _plan_notes(self) -> dict[int, list[int]]:
         """Element index → indexes of the notes it will carry."""
@@ -146,6 +150,8 @@ class _Pass:
                 continue
             if kind is _HEADING or kind is _FURNITURE:
                 run.flush(out)
+                if kind is _HEADING and self.lead:
+                    run.heading = (i, e.span)
                 continue
             if kind is _NOTE and cfg.index_notes_alone:
                 run.flush(out)
@@ -163,7 +169,42 @@ class _Pass:
                 continue
             self._pack(run, i, e, plan.get(i, ()), out)
         run.flush(out)
+        return self._absorb_tiny(out) if self.lead else out
+
+    def _absorb_tiny(self, chunks: list[Chunk]) -> list[Chunk]:
+        """A PDF chunk still under :data:`TINY` characters (a company name over a statement,
+        a label alone on its page) joins the chunk after it on its page, where the two fit
+        in the size (or that one is a table), else the one before."""
+        out: list[Chunk] = []
+        i, n = 0, len(chunks)
+        while i < n:
+            c = chunks[i]
+            if len(c.body) >= TINY or c.kind is ChunkKind.TABLE:
+                out.append(c)
+                i += 1
+                continue
+            nxt = chunks[i + 1] if i + 1 < n else None
+            if nxt is not None and self._joins(c, nxt):
+                spans = [*c.spans, *(sp for sp in nxt.spans if sp not in c.spans)]
+                kind = ChunkKind.TABLE if nxt.kind is ChunkKind.TABLE else ChunkKind.MIXED
+                out.append(self._chunk(spans, nxt.section, kind))
+                i += 2
+                continue
+            prev = out[-1] if out else None
+            if prev is not None and prev.kind is not ChunkKind.TABLE and self._joins(prev, c):
+                spans = [*prev.spans, *(sp for sp in c.spans if sp not in prev.spans)]
+                out[-1] = self._chunk(spans, prev.section, ChunkKind.MIXED)
+            else:
+                out.append(c)
+            i += 1
         return out
+
+    def _joins(self, a: Chunk, b: Chunk) -> bool:
+        """Whether chunks ``a`` then ``b`` (one of them tiny) may become one."""
+        if a.pages[-1:] != b.pages[:1]:
+            return False
+        size = sum(e - s for s, e in (*a.spans, *b.spans))
+        return size <= self.size or ChunkKind.TABLE in (a.kind, b.kind)
 
     def _emit_table(self, i: int, e: Element, out: list[Chunk]) -> None:
         first = self.units.get(i, i)
@@ -174,6 +215,11 @@ class _Pass:
         run = Run(self.doc, self.cfg.header)
         for j in range(first, i + 1):
             run.add(j, self.doc.elements[j], ChunkKind.TABLE)
+        above = self.doc.elements[first - 1] if first > 0 else None
+        if self.lead and above is not None and above.kind is _HEADING and above.page == e.page:
+            # A PDF table's title ("Consolidated Statement of Cash Flows") is a heading: it
+            # sets the section, and its words stay with the table as its caption did.
+            run.spans[0] = (above.start, run.spans[0][1])
         for n in notes:
             run.attach(n, self.doc.elements[n])
         run.flush(out)

@@ -138,10 +138,117 @@ def cover_metadata(paras: Sequence[_Texted]) -> dict[str, str]:
         if "issuer" not in meta and (m := _REGISTRANT.search(p.text)):
             before = p.text[: m.start()].strip(" (")
             name = before if len(before) >= 3 else (head[i - 1].text if i > 0 else "")
-            name = _LEAD_RULE.sub("", name)  # "_______ AMAZON.COM, INC." (a rule drawn in text)
-            if 2 < len(name) <= 120:
+            name = registrant_name(name)
+            if name:
                 meta["issuer"] = name
     return _normalise(meta)
+
+
+#: What precedes a registrant's name on a cover and is no part of it.
+_NOT_NAME = re.compile(
+    r"commission\s+file\s+(?:number|no\.?)\s*:?\s*[\d-]*|_{2,}|\(mark\s+one\)|"
+    r"transition\s+period\s+from\s+to",
+    re.I,
+)
+
+
+_CAPS_SPLIT = re.compile(r"\b([A-Z]) ([A-Z]{2,})\b")
+
+
+def join_capitals(name: str) -> str:
+    """ "MGM R ESORTS I NTERNATIONAL" → "MGM RESORTS INTERNATIONAL": a name in small
+    capitals whose large initials the text layer set apart (joined where that makes a word
+    and the rest is none)."""
+    if not _CAPS_SPLIT.search(name):
+        return name
+    from finchunk.text.analysis import english_words
+
+    words = english_words()
+
+    def join(m: re.Match[str]) -> str:
+        whole, rest = (m.group(1) + m.group(2)).lower(), m.group(2).lower()
+        return m.group(1) + m.group(2) if whole in words and rest not in words else m.group()
+
+    return _CAPS_SPLIT.sub(join, name)
+
+
+def registrant_name(text: str) -> str:
+    """The name in the text before "(Exact name of registrant …)": after the last rule,
+    commission file number or bracket; empty when nothing name-like is left."""
+    parts = _NOT_NAME.split(text)
+    name = _LEAD_RULE.sub("", parts[-1].rsplit(")", 1)[-1]).strip(" (,")
+    if not 2 < len(name) <= 120 or sum(ch.isalpha() for ch in name) < 2:
+        return ""
+    return name
+
+
+#: "Johnson & Johnson (NYSE: JNJ) today announced": a press release names its issuer so.
+_LISTED = re.compile(
+    r"\((?:NYSE|NASDAQ|Nasdaq|NYSE American|ASX|LSE|TSX)(?:/[A-Z]+)?\s*:\s*[A-Z.]{1,6}\)"
+)
+#: What stands between a release's dateline and the issuer's name.
+_DATELINE_END = re.compile(r"\s[-–—]+\s|--|\)\s*|—|–")
+#: "Amcor reports fiscal 2023 results", "Ulta Beauty Announces …": a release's headline.
+_HEADLINE = re.compile(
+    r"^([A-Z0-9][\w&.,'’ -]{1,50}?)\s+(?:reports|announces|reported|announced|posts|delivers)\b",
+    re.I,
+)
+#: "THE COCA-COLA COMPANY (Registrant)": the signature block of a filing.
+_SIGNED = re.compile(r"^(.{3,80}?)\s*\(registrant\)", re.I)
+#: Cover lines that are no one's name.
+BOILERPLATE_RE = re.compile(
+    r"united\s+states|securities\s+and\s+exchange|washington|\bform\b|annual\s+report|"
+    r"quarterly\s+report|transition|pursuant|commission|\bact\b|^\W|table\s+of\s+contents|"
+    r"^(?:or|and)$|registrant|incorporat|\bexchange\b",
+    re.I,
+)
+CORPORATE_RE = re.compile(
+    r"\b(?:inc|corp|corporation|company|co|plc|ltd|limited|group|holdings|n\.v|s\.a|ag|se|"
+    r"llc|lp)\b\.?",
+    re.I,
+)
+
+
+def issuer_from_text(lines: Sequence[_Texted]) -> str:
+    """An issuer named in a press release's first lines: "X (NYSE: ABC)", or a headline
+    "X reports …"."""
+    for ln in lines:
+        m = _LISTED.search(ln.text)
+        if m:
+            name = _DATELINE_END.split(ln.text[: m.start()])[-1].strip(" ,")
+            if 2 < len(name) <= 60 and (name[0].isupper() or name[0].isdigit()):
+                return name
+    for ln in lines[:8]:
+        m = _HEADLINE.match(ln.text)
+        if m and not BOILERPLATE_RE.search(m.group(1)):
+            return m.group(1).strip(" ,")
+    return ""
+
+
+def signed_issuer(lines: Sequence[_Texted]) -> str:
+    """The registrant a filing's signature block names: "THE COCA-COLA COMPANY (Registrant)"
+    or the line above a bare "(Registrant)"."""
+    prev = ""
+    for ln in lines:
+        t = ln.text
+        if "egistrant" in t:
+            m = _SIGNED.match(t)
+            if m and m.group(1).strip():
+                return registrant_name(m.group(1))
+            if t.strip(" ()").lower() == "registrant" and prev:
+                return registrant_name(prev)
+        prev = t
+    return ""
+
+
+def fiscal_year(period_end: str) -> str:
+    """The fiscal year a period ending on ``period_end`` (ISO) is named by: its year, or the
+    year before when it ends in the first week of January (a 52/53-week year that closes on
+    the Sunday nearest December 31: "fiscal 2022" ends 2023-01-01)."""
+    year, month, day = period_end[:4], period_end[5:7], period_end[8:10]
+    if month == "01" and day.isdigit() and int(day) <= 7 and year.isdigit():
+        return str(int(year) - 1)
+    return year
 
 
 def _normalise(meta: dict[str, str]) -> dict[str, str]:
@@ -173,7 +280,7 @@ def complete(meta: dict[str, str]) -> dict[str, str]:
     if form:
         out["doc_type"] = form
     if "fiscal_year" not in out and "period_end" in out and form and form.startswith("10-K"):
-        out["fiscal_year"] = out["period_end"][:4]
+        out["fiscal_year"] = fiscal_year(out["period_end"])
     if "fiscal_year" in out:  # the canonical name (finchunk.text.metadata), and the old
         out.setdefault("year", out["fiscal_year"])
     if "fiscal_period" not in out and form and form.startswith("10-K"):

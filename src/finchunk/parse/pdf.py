@@ -11,12 +11,20 @@ every offset is recorded while writing, never searched for afterwards:
 * every element records the 1-based page it is on (elements never cross a page).
 
 Element detection (headings, tables, notes, lists, paragraphs, page furniture) lives in
-:mod:`finchunk.parse.pdf_layout`; the only font fact used is bold, looked up for the few
-lines that could be headings.
+:mod:`finchunk.parse.pdf_layout`. From pdfium, per line (a few calls a line, never per
+character): the height of its first character's box as the font sets it (the type size a
+reader sees; pdfium's own font size ignores the text matrix), the left and right edges,
+the left edge of a table row's first number column, and bold (weight or font name) for the
+lines that could be headings. Words pdfium split with a space it made up where the glyphs
+touch are joined when the join is an English word ("Busines s"), and so is the "ff" a
+ligature glyph mapped to one "f" lost ("af ected" → "affected").
 
-Metadata: ``format``, ``pages``, and what a filing's cover (the first page) says: ``form``,
-``period_end``, ``issuer`` (:func:`finchunk.parse.html_meta.cover_metadata`); the title is
-the PDF's own Title, else the document id.
+Metadata: ``format``, ``pages``, and what the document says of itself
+(:func:`read_metadata`): ``form``, ``period_end``, ``fiscal_year`` from a filing's cover
+(found among the first pages), ``issuer`` from the cover, its name in large type, a press
+release's "X (NYSE: ABC)", the running footer, or the signature block; never from the file
+name. The title is the PDF's own Title unless a producer wrote it ("Microsoft Word - R1",
+an accession number, a file name), else "{issuer} > {form} {period end}", else the id.
 
 Scanned pages (no text layer, covered by images) are read by OCR when the ``ocr`` extra is
 installed (:mod:`finchunk.parse.ocr`), a warning per page; without it each is named in a
@@ -42,14 +50,25 @@ import pypdfium2.raw as pdfium_c
 from finchunk.errors import ParseError
 from finchunk.files import os_text
 from finchunk.model import Document, Element, ElementKind, Span
-from finchunk.parse.html_meta import cover_metadata
+from finchunk.parse.html_meta import (
+    BOILERPLATE_RE,
+    CORPORATE_RE,
+    cover_metadata,
+    fiscal_year,
+    issuer_from_text,
+    join_capitals,
+    signed_issuer,
+)
+from finchunk.parse.html_meta import title as meta_title
 from finchunk.parse.ocr import PageReader
 from finchunk.parse.pdf_layout import (
     Block,
     Line,
+    document_style,
     furniture,
     heading_candidate,
     join_split_labels,
+    numeric_start,
     page_blocks,
     trailing_numeric,
 )
@@ -74,17 +93,21 @@ def clean_line(raw: str) -> str:
 
 
 class _FontProbe:
-    """Bold lookups on one text page: the weight first, the font name when it is unknown."""
+    """Font and position lookups on one text page (a few calls per line, never per char)."""
 
-    __slots__ = ("_tp", "_count", "_buf", "_flags")
+    __slots__ = ("_tp", "_count", "_buf", "_flags", "_l", "_r", "_b", "_t", "_rect")
 
     def __init__(self, textpage: pdfium.PdfTextPage) -> None:
         self._tp = textpage.raw
         self._count = textpage.count_chars()
         self._buf = ctypes.create_string_buffer(128)
         self._flags = ctypes.c_int()
+        self._l, self._r = ctypes.c_double(), ctypes.c_double()
+        self._b, self._t = ctypes.c_double(), ctypes.c_double()
+        self._rect = pdfium_c.FS_RECTF()
 
     def bold(self, index: int) -> bool:
+        """The weight first, the font name when it is unknown."""
         if not 0 <= index < self._count:
             return False
         if pdfium_c.FPDFText_GetFontWeight(self._tp, index) >= _BOLD_WEIGHT:
@@ -97,25 +120,118 @@ class _FontProbe:
         name = self._buf.value.decode("latin-1").lower()
         return any(m in name for m in _BOLD_MARKERS)
 
+    def loose(self, index: int) -> tuple[float, float, float]:
+        """Left and right edges and height of one character's box as its font sets it
+        (ascent to descent): the height is the size the reader sees, whatever the font size
+        and text matrix say (pdfium's font size ignores the matrix: 1.0 or 736 in filings).
+        Zeros when unknown (invisible text has an empty box)."""
+        r = self._rect
+        if not 0 <= index < self._count or not pdfium_c.FPDFText_GetLooseCharBox(
+            self._tp, index, ctypes.byref(r)
+        ):
+            return 0.0, 0.0, 0.0
+        return r.left, r.right, abs(r.top - r.bottom)
+
+    def box(self, index: int) -> tuple[float, float]:
+        """Left and right edges of one character (0, 0 when unknown)."""
+        if not 0 <= index < self._count or not pdfium_c.FPDFText_GetCharBox(
+            self._tp, index, self._l, self._r, self._b, self._t
+        ):
+            return 0.0, 0.0
+        return self._l.value, self._r.value
+
+    def generated(self, index: int) -> bool:
+        return 0 <= index < self._count and pdfium_c.FPDFText_IsGenerated(self._tp, index) == 1
+
+
+#: Two letter runs pdfium split with a space it made up ("af ected", "Busines s").
+_SPLIT = re.compile(r"(?<![A-Za-z])([A-Za-z]+) (?=([A-Za-z]+)(?![A-Za-z]))")
+_ROMAN = re.compile(r"(?:IV|IX|VI{0,3}|XI{0,3}|XIV|XV)")
+#: What a ligature glyph mapped to one "f" lost: the joins tried, in order.
+_LIGATURE_JOINS = ("ff", "fi", "fl", "ffi", "ffl")
+#: A gap narrower than this share of the font size is no word space; up to the wider one,
+#: it is none either when neither half is a word.
+_NO_GAP, _NARROW_GAP = 0.15, 0.33
+#: ... and so is it when the half that is no word is this short ("Dat a", "Comment s").
+_FRAGMENT = 4
+_SHORT_WORDS = frozenset(
+    {"a", "i", "an", "as", "at", "be", "by", "do", "go", "he", "if", "in", "is", "it", "me"}
+    | {"my", "no", "of", "on", "or", "so", "to", "up", "us", "we"}
+)
+
+
+def _words() -> frozenset[str]:
+    from finchunk.text.analysis import english_words
+
+    return english_words()
+
+
+def mend_splits(text: str, base: int, probe: _FontProbe, size: float) -> str:
+    """Join the words pdfium split with a space of its own where the glyphs (nearly) touch
+    ("Busines s", "W ELLS"), and put back the "ff" a ligature glyph mapped to one "f" lost
+    ("af ected" → "affected"). Only pairs whose join is an English word are looked at;
+    ``base`` is the text page index of ``text[0]``."""
+    words = None
+    out: list[str] = []
+    last = 0
+    for m in _SPLIT.finditer(text):
+        a, b = m.group(1), m.group(2)
+        la, lb = a.lower(), b.lower()
+        words = words or _words()
+        lig = la.endswith("f") and b[:1].islower()
+        joined = [la + lb] + ([la + j[1:] + lb for j in _LIGATURE_JOINS] if lig else [])
+        hit = next((i for i, w in enumerate(joined) if w in words), None)
+        if hit is None and _ROMAN.fullmatch(a + b):
+            hit = 0  # "PART I V"
+        if hit is None:
+            continue
+        known = sum(w in words or w in _SHORT_WORDS for w in (la, lb))
+        if known == 2 and hit == 0:
+            continue
+        space = base + m.end(1)
+        if not probe.generated(space):
+            continue
+        gap = probe.box(space + 1)[0] - probe.box(space - 1)[1]
+        unknown = [w for w in (la, lb) if w not in words and w not in _SHORT_WORDS]
+        narrow = known == 0 or min(map(len, unknown), default=99) <= _FRAGMENT
+        if gap > (_NARROW_GAP if narrow else _NO_GAP) * max(size, 1.0):
+            continue
+        glue = _LIGATURE_JOINS[hit - 1][1:] if hit else ""
+        out.append(text[last : m.end(1)] + glue)
+        last = m.start(2)
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
 
 def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
-    """The non-empty lines of one page, with their numeric-cell count and boldness."""
+    """The non-empty lines of one page: text, numeric cells, bold, font size, left and
+    right edges, and the left edge of a table row's first number column."""
     raw = textpage.get_text_range()
-    probe: _FontProbe | None = None
+    probe = _FontProbe(textpage)
     out: list[Line] = []
     for m in _LINE.finditer(raw):
         seg = m.group()
         text = clean_line(seg)
         if not text:
             continue
+        first = m.start() + len(seg) - len(seg.lstrip())
+        last = m.start() + len(seg.rstrip()) - 1
+        x0, _, size = probe.loose(first)
+        exact = len(text) == last - first + 1  # text[i] is char first + i
+        if exact and " " in text:
+            mended = mend_splits(text, first, probe, size)
+            exact, text = mended == text, mended
         nums = trailing_numeric(text)
         bold = False
         if heading_candidate(text, nums):
-            probe = probe or _FontProbe(textpage)
-            first = m.start() + len(seg) - len(seg.lstrip())
-            last = m.start() + len(seg.rstrip()) - 1
             bold = probe.bold(first) and probe.bold(last)
-        out.append(Line(text, nums, bold))
+        x1 = probe.loose(last)[1]
+        numx = 0.0
+        if nums >= 2 and exact:
+            numx = probe.loose(first + numeric_start(text, nums))[0]
+        out.append(Line(text, nums, bold, size, x0, x1, numx))
     return join_split_labels(out)
 
 
@@ -210,6 +326,155 @@ class _Writer:
         self.pages.append((page_start, self.pos))
 
 
+@dataclass(frozen=True, slots=True)
+class _Joined:
+    text: str
+
+
+#: How many first pages may hold the cover (a filing's is sometimes page 2 or 3).
+COVER_PAGES = 5
+_COVER_HEAD = 16  # lines: a cover set one word a line names the SEC and the form in 11
+_FILING_COVER = re.compile(r"securities\s+and\s+exchange\s+commission", re.I)
+_ANNUAL = frozenset({"10-K", "10-K405", "10-KSB", "20-F", "40-F"})
+
+
+_COVER_FORM = re.compile(r"\bFORM\b|\bForm\s+\d")
+
+
+_FORM_LINE = re.compile(r"^FORM\s+(?:10-K|10-Q|8-K|20-F|40-F|6-K|N-CSR)", re.I)
+
+
+def _is_cover(lines: Sequence[Line]) -> bool:
+    """A filing's cover: a line "FORM 10-K" among its first lines, or the SEC and a form."""
+    head = lines[:_COVER_HEAD]
+    if any(_FORM_LINE.match(ln.text) for ln in head):
+        return True
+    text = " ".join(ln.text for ln in head)
+    return bool(_FILING_COVER.search(text) and _COVER_FORM.search(text))
+
+
+def _cover_page(pages: Sequence[Sequence[Line]]) -> int:
+    """The page a filing's cover is on (the first page when none is)."""
+    for i, lines in enumerate(pages[:COVER_PAGES]):
+        if _is_cover(lines):
+            return i
+    return 0
+
+
+def _largest_name(lines: Sequence[Line]) -> str:
+    """The cover's name in large type ("3M COMPANY", "MICROSOFT CORPORATION"): the largest
+    line that is no boilerplate, set larger than the page's body text, in capitals or with
+    a corporate suffix."""
+    sizes = sorted(ln.size for ln in lines if ln.size > 0)
+    if not sizes:
+        return ""
+    body = sizes[len(sizes) // 2]
+    best, name = body * 1.2, ""
+    for ln in lines[:60]:
+        t = ln.text
+        if ln.size < best or not 3 <= len(t) <= 80 or BOILERPLATE_RE.search(t):
+            continue
+        if sum(ch.isalpha() for ch in t) < 2 or not (t.isupper() or CORPORATE_RE.search(t)):
+            continue
+        best, name = ln.size + 0.01, t
+    return name
+
+
+_FILE_NUMBER = re.compile(r"commission\s+file\s+(?:number|no\.?)", re.I)
+
+
+def _after_file_number(lines: Sequence[Line]) -> str:
+    """The name-like line right below "Commission file number …" on a cover."""
+    for i, ln in enumerate(lines[:60]):
+        if _FILE_NUMBER.search(ln.text) and i + 1 < len(lines):
+            t = lines[i + 1].text
+            name_like = t.isupper() or CORPORATE_RE.search(t)
+            if 3 <= len(t) <= 80 and not BOILERPLATE_RE.search(t) and name_like:
+                return t
+    return ""
+
+
+def running_name(furniture: Sequence[str]) -> str:
+    """The company a running head or footer names ("Annual Report 2022 | Example Group plc"):
+    the most frequent part, between separators, with a corporate suffix."""
+    counts: dict[str, int] = {}
+    for text in furniture:
+        for part in _RUNNING_SPLIT.split(text):
+            part = part.strip(" .,")
+            if 3 <= len(part) <= 80 and CORPORATE_RE.search(part) and not part[:1].isdigit():
+                counts[part] = counts.get(part, 0) + 1
+    if not counts:
+        return ""
+    return max(counts, key=lambda k: (counts[k], -len(k)))
+
+
+_RUNNING_SPLIT = re.compile(r"\s[|•·–—-]\s|\|")
+
+
+def read_metadata(pages: Sequence[Sequence[Line]], furniture: Sequence[str] = ()) -> dict[str, str]:
+    """Form, period end, issuer and (for an annual report) fiscal year, from the document:
+    a filing's cover (found among the first pages; its lines, then its text run together
+    for covers set one word a line), its name in large type, a press release's "X (NYSE:
+    ABC)", the running head or footer (``furniture``: "… | Example Group plc"), the
+    signature block's "(Registrant)". Never from the file name."""
+    if not pages:
+        return {}
+    c = _cover_page(pages)
+    cover = pages[c]
+    meta: dict[str, str] = {}
+    if _is_cover(cover):
+        meta = cover_metadata(cover)
+        after = pages[c + 1] if c + 1 < len(pages) else ()
+        joined = cover_metadata([_Joined(" ".join(ln.text for ln in [*cover, *after]))])
+        line_name, run_name = meta.get("issuer", ""), joined.get("issuer", "")
+        if run_name.endswith(line_name) and len(run_name) <= 80:  # "I" / "NTERNATIONAL"
+            meta.pop("issuer", None)
+        for k, v in joined.items():
+            meta.setdefault(k, v)
+        name = meta.get("issuer") or _largest_name(cover) or _after_file_number(cover)
+        if name:
+            meta["issuer"] = join_capitals(name)
+    else:  # a release, a report: the form and period a cover states are not there
+        meta = {k: v for k, v in cover_metadata(cover).items() if k == "issuer"}
+    if "issuer" not in meta:
+        first = [ln for lines in pages[:2] for ln in lines]
+        name = (
+            issuer_from_text(first)
+            or running_name(furniture)
+            or signed_issuer([ln for lines in pages for ln in lines])
+        )
+        if name:
+            meta["issuer"] = name
+    form = meta.get("form", "")
+    if form:
+        meta["doc_type"] = form
+    if form in _ANNUAL and "period_end" in meta:
+        meta["fiscal_year"] = fiscal_year(meta["period_end"])
+        meta["fiscal_period"] = "FY"
+    return meta
+
+
+#: PDF Titles a producer wrote, not an author: "Microsoft Word - R1", an accession number,
+#: "EDGAR PDF", "Document", "untitled"; and (:func:`producer_artefact`) file names.
+_ARTEFACT = re.compile(
+    r"microsoft\s+(?:word|excel|powerpoint)\b|\d{10}-\d{2}-\d{6}$|edgar(?:\s+pdf)?$|"
+    r"document\d*$|untitled|.*\d{4}-\d{2}-\d{2}[-_ T]\d{2}[-_:]\d{2}",
+    re.I,
+)
+_FILE_EXTENSIONS = frozenset({"pdf", "doc", "docx", "htm", "html", "xls", "xlsx", "ppt", "pptx"})
+
+
+def producer_artefact(title: str) -> bool:
+    """Whether a PDF's Title is a producer's artefact rather than a title: one of
+    :data:`_ARTEFACT`, or a file name ("q4_2023.pdf", "R1_final")."""
+    t = title.strip()
+    if _ARTEFACT.match(t) or sum(ch.isalpha() for ch in t) < 3:
+        return True
+    if " " in t:
+        return False
+    return "_" in t or t.rpartition(".")[2].lower() in _FILE_EXTENSIONS
+
+
 NO_TEXT_LAYER = "no text layer (a scanned or image-only PDF)"
 
 
@@ -218,18 +483,22 @@ def build_document(
 ) -> Document:
     """Assemble the canonical text, page spans and elements from extracted lines."""
     skips = furniture(pages)
+    style = document_style(pages)
     w = _Writer()
     for number, (lines, skip) in enumerate(zip(pages, skips, strict=True), start=1):
-        w.page(number, lines, page_blocks(lines, skip))
+        w.page(number, lines, page_blocks(lines, skip, style))
     metadata: dict[str, object] = {"format": "pdf", "pages": len(pages)}
-    if pages:  # a filing's cover page: form, period end, registrant
-        metadata.update(cover_metadata(pages[0]))
+    running = [lines[i].text for lines, skip in zip(pages, skips, strict=True) for i in skip]
+    meta = read_metadata(pages, running)
+    metadata.update(meta)
     if pages and not w.elements:
         metadata["warning"] = NO_TEXT_LAYER
+    if not title or producer_artefact(title):
+        title = meta_title(meta, doc_id)
     return Document(
         id=doc_id,
         text="".join(w.parts),
-        title=title or doc_id,
+        title=title,
         metadata=metadata,
         elements=tuple(w.elements),
         pages=tuple(w.pages),

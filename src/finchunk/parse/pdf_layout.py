@@ -1,17 +1,25 @@
 """Page lines → blocks (headings, tables, notes, lists, paragraphs, furniture), without ML.
 
 Works on the lines pypdfium2 extracts (one text line per visual line; table rows stay on one
-line, cells separated by spaces), plus one bit per line from the fonts: bold. Rules:
+line, cells separated by spaces), with what the layout says of each line: its type size, its
+left and right edges, where a table row's number columns start, and bold. Rules:
 
 * furniture: the top and bottom lines of a page that repeat (digits ignored) on many pages,
   and page numbers ("12", "F-7", "Page 3 of 9", "ii") at the top or bottom of a page;
 * table: a run of lines where rows ending in two or more numeric cells dominate; label lines
-  between rows stay in the table; short caption lines right above it (a statement's title,
-  "Years ended December 31") join it;
+  between rows stay in the table; short caption lines right above it and its column
+  headers (lines whose words sit over its number columns, and a bold stub line beside
+  them) join it; a Part, Item, numbered note, statement title or large-type heading ends it;
 * notes: lines starting "(1)", "(a)", "*", "†" or a superscript, right below a table; the
   table cites their marks;
-* headings: "PART I" (level 1) and "Item 7." (level 2) lines in bold or capitals, and other
-  short bold lines (level 3); none on table-of-contents pages;
+* headings (:func:`heading_level`): "PART I" (level 1) and "Item 7." (level 2) in bold,
+  capitals or a heading size; statement titles and "NOTE 9." (level 3); other title-like
+  lines set in a heading size (ranked over the document: larger sizes on top) or in bold
+  at body size (below them); "1.2 Title" nests by its depth. Not headings: table column
+  headers, period captions ("Years ended December 31"), cover-table rows, bold sentences,
+  address lines, lines off the margin and not centred, titles repeated on many pages;
+  none on table-of-contents pages;
+* a text block shorter than 20 characters joins the text, list or table next to it;
 * lists: runs of bulleted items; paragraphs: the remaining lines, split after a line that
   ends a sentence well short of the page's text width.
 """
@@ -25,11 +33,18 @@ from enum import Enum
 
 from finchunk.model import ElementKind
 from finchunk.parse.sec_patterns import (
+    COVER_ROW_RE,
+    ITEM_RE,
     LABEL_NUMBER_RE,
+    NOTE_HEADING_RE,
+    NUMBERED_HEADING_RE,
     PAGE_NUMBER_RE,
     PART_RE,
     PDF_ITEM_RE,
     PDF_NOTE_RE,
+    PERIOD_CAPTION_RE,
+    STATEMENT_TITLE_RE,
+    STATEMENTS_PART_RE,
     FurnitureRule,
     PageEdges,
     is_toc_line,
@@ -39,6 +54,7 @@ from finchunk.parse.sec_patterns import (
 # --- line features -------------------------------------------------------------------------
 
 _NUM_CELL = re.compile(r"^\(?[-–—]?\$?\(?\d[\d,]*(?:\.\d+)?\)?%?\)?[*†]?$|^[-–—]{1,3}$|^n/?m$")
+_TOKEN = re.compile(r"\S+")
 _SKIP_CELL = frozenset({"$", "%", "€", "£", "x", "pts", "bps"})
 _LIST = re.compile(r"^[•·●◦▪■□➢►▶○\uf0b7\uf0a7\uf0d8\uf076\uf0fc](?:\s|$)")
 _CLOSERS = '"”’)'
@@ -78,19 +94,48 @@ def ends_sentence(text: str) -> bool:
 
 def heading_candidate(text: str, nums: int) -> bool:
     """Cheap test deciding whether the font of a line is worth looking up."""
-    return 1 < len(text) <= 120 and nums < 2 and (text[0].isalpha() or text[0] in '“"(')
+    if not 1 < len(text) <= 120 or nums >= 2:
+        return False
+    return text[0].isalpha() or text[0] in '“"(' or bool(NUMBERED_HEADING_RE.match(text))
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One extracted line: normalised text, trailing numeric cells, bold font."""
+    """One extracted line: normalised text, trailing numeric cells, bold font; from the
+    layout (0 when unknown): the font size, the left and right edges of its text, and the
+    left edge of its first number column (a table row's)."""
 
     text: str
     nums: int = 0
     bold: bool = False
+    size: float = 0.0
+    x0: float = 0.0
+    x1: float = 0.0
+    numx: float = 0.0
+
+
+def numeric_start(text: str, nums: int) -> int:
+    """Where the trailing run of numeric cells (with their "$" and "%" cells) begins."""
+    if nums < 1:
+        return -1
+    toks = [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
+    k, seen = len(toks), 0
+    while k > 0 and seen < nums:
+        k -= 1
+        if toks[k][1] not in _SKIP_CELL:
+            seen += 1
+    while k > 0 and toks[k - 1][1] in _SKIP_CELL:
+        k -= 1
+    return toks[k][0]
 
 
 _LABEL_WORD = frozenset({"item", "part"})
+#: A postal code, tax number or telephone number: a cover's address block, not a title.
+_ADDRESS = re.compile(r"\b\d{5}(?:-\d{4})?\b|\b\d{2}-\d{7}\b|\(\d{3}\)\s*\d{3}-\d{4}")
+#: A sentence: six words or more, ending with a full stop.
+_SENTENCE = re.compile(r"^(?:\S+\s+){5,}\S*[a-z)”’]\.$")
+#: Words a wrapped title line ends in: the title goes on.
+_CONNECTORS = frozenset({"and", "of", "the", "for", "in", "to", "on", "&", "-", "–", "or", "with"})
 
 
 def join_split_labels(lines: list[Line]) -> list[Line]:
@@ -169,36 +214,205 @@ def is_toc_page(lines: Sequence[Line]) -> bool:
     return False
 
 
-def heading_rank(line: Line) -> HeadingRank | None:
+@dataclass(frozen=True, slots=True)
+class Style:
+    """The document's type sizes: its body text's, and the larger sizes its title-like lines
+    use, largest first (at most :data:`MAX_TIERS`; smaller ones share the last)."""
+
+    body: float = 0.0
+    tiers: tuple[float, ...] = ()
+    #: Title-like lines set on many pages (a company name over each statement, "Notes to
+    #: the Financial Statements" atop each page of notes): running titles, not sections.
+    repeated: frozenset[str] = frozenset()
+
+    def tier(self, size: float) -> int | None:
+        """The rank of a heading size (0: the largest), None for body-size text."""
+        if not self.tiers or size < self.body * BIG:
+            return None
+        for n, t in enumerate(self.tiers):
+            if size >= t * 0.97:
+                return n
+        return len(self.tiers) - 1
+
+
+#: A line this many times the body size, or larger, is set in a heading size.
+BIG = 1.15
+MAX_TIERS = 4
+#: Heading levels: Part 1, Item 2, statement titles and numbered notes 3, then the sizes
+#: (largest first), then body-size bold.
+PART_LEVEL, ITEM_LEVEL, TOP_LEVEL, SIZE_LEVEL = 1, 2, 3, 4
+
+
+def _size_key(size: float) -> float:
+    return round(size * 2) / 2
+
+
+def document_style(pages: Sequence[Sequence[Line]]) -> Style:
+    """Body size (the size most characters are set in) and heading tiers, over the document."""
+    chars: dict[float, int] = {}
+    for lines in pages:
+        for ln in lines:
+            if ln.size > 0:
+                k = _size_key(ln.size)
+                chars[k] = chars.get(k, 0) + len(ln.text)
+    if not chars:
+        return Style()
+    body = max(chars, key=lambda k: (chars[k], -k))
+    big: set[float] = set()
+    seen: dict[str, set[int]] = {}
+    for p, lines in enumerate(pages):
+        for ln in lines:
+            short = ln.nums < 2 and len(ln.text) <= 100
+            if not short or not _is_title_like(ln.text, single=True):
+                continue
+            if ln.size >= body * BIG:
+                big.add(_size_key(ln.size))
+            if ln.bold or ln.size >= body * BIG:
+                seen.setdefault(ln.text.casefold(), set()).add(p)
+    tiers = sorted(big, reverse=True)[:MAX_TIERS]
+    repeated = frozenset(t for t, on in seen.items() if len(on) >= REPEATED_PAGES)
+    return Style(body, tuple(tiers), repeated)
+
+
+#: A title-like line on this many pages or more is a running title.
+REPEATED_PAGES = 4
+
+
+NO_STYLE = Style()
+
+
+def heading_rank(line: Line, style: Style = NO_STYLE) -> HeadingRank | None:
     """The heading rank of a line, or None when it is not a heading."""
+    level = heading_level(line, style)
+    if level is None:
+        return None
+    return HeadingRank(min(level, HeadingRank.OTHER.value))
+
+
+def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
+    """The heading level of a line (see :data:`PART_LEVEL`), or None when it is no heading:
+    Part and Item lines in bold, capitals or a heading size; statement titles and numbered
+    notes ("NOTE 9.") in bold or a heading size (notes also in capitals); other title-like
+    lines in bold or a heading size, ranked by size, body-size bold last; a decimal number
+    ("2.3 Revenue") nests by its depth."""
     t = line.text
     if line.nums >= 2 or len(t) > 120:
         return None
-    if PART_RE.match(t) and len(t) <= 80 and (line.bold or t[:4].isupper()):
-        return HeadingRank.PART
-    if PDF_ITEM_RE.match(t) and (line.bold or t[:4].isupper()):
-        return HeadingRank.ITEM
-    if line.bold and len(t) <= 100 and _is_title_like(t):
-        return HeadingRank.OTHER
-    return None
+    tier = style.tier(line.size)
+    styled = line.bold or tier is not None
+    caps = t[:4].isupper()
+    if PART_RE.match(t) and len(t) <= 80 and (styled or caps):
+        return PART_LEVEL
+    if PDF_ITEM_RE.match(t) and (styled or caps):
+        return ITEM_LEVEL
+    if COVER_ROW_RE.search(t) or PERIOD_CAPTION_RE.match(t):
+        return None
+    if NOTE_HEADING_RE.match(t) and (styled or caps) and len(t) <= 100:
+        return TOP_LEVEL
+    if not styled or len(t) > 100 or not _is_title_like(t, single=True):
+        return None
+    if tier is None and _SENTENCE.match(t):
+        return None  # a bold sentence ("The price of our stock is subject to volatility.")
+    if _ADDRESS.search(t) or t.casefold() in style.repeated:
+        return None
+    if STATEMENT_TITLE_RE.match(t) or STATEMENTS_PART_RE.match(t):
+        return TOP_LEVEL
+    level = SIZE_LEVEL + (len(style.tiers) if tier is None else tier)
+    m = NUMBERED_HEADING_RE.match(t)
+    if m:
+        level += m.group(1).count(".")
+    return level
 
 
-def _is_title_like(t: str) -> bool:
-    return (t[0].isupper() or t[0] in '“"') and " " in t.strip() and not t.endswith(",")
+def label_only(text: str) -> bool:
+    """A Part or Item label without its title ("PART II", "Item 7."): the title follows."""
+    m = PART_RE.match(text) or ITEM_RE.match(text)
+    return bool(m) and not m.group(2).strip()
+
+
+def _is_title_like(t: str, single: bool = False) -> bool:
+    if not (t[0].isupper() or t[0] in '“"' or (t[0].isdigit() and NUMBERED_HEADING_RE.match(t))):
+        return False
+    if t.endswith((",", ";")):
+        return False
+    if " " in t.strip():
+        return True
+    return single and sum(ch.isalpha() for ch in t) >= 3 and t[-1].isalnum()
+
+
+def _offside(ln: Line, left: float, right: float) -> bool:
+    """A line that starts well right of the page's text and is not centred on it: a
+    column's header or a cell, never a section title (those sit at the margin or mid-page)."""
+    width = right - left
+    if width <= 0 or ln.x1 <= 0:
+        return False
+    centre = (ln.x0 + ln.x1) / 2 - (left + right) / 2
+    return ln.x0 > left + 0.25 * width and abs(centre) > 0.1 * width
 
 
 class _Scanner:
     """Groups one page's lines into blocks; ``lines`` excludes nothing (furniture is marked)."""
 
-    def __init__(self, lines: Sequence[Line], skip: set[int], toc: bool) -> None:
+    def __init__(
+        self, lines: Sequence[Line], skip: set[int], toc: bool, style: Style = NO_STYLE
+    ) -> None:
         self.lines = lines
         self.skip = skip
         self.toc = toc
         widths = sorted(len(ln.text) for i, ln in enumerate(lines) if i not in skip)
         self.width = widths[int(len(widths) * 0.9)] if widths else 0
+        self.next_row = self._next_rows()
+        #: Lines of a table's header: over its number columns, or a bold stub line right
+        #: above them ("(Dollars in millions)" beside "Net Income / Per Diluted Share").
+        self.header = [self._column_header(i) for i in range(len(lines))]
+        self.level: list[int | None] = [
+            None if toc or i in skip or self.header[i] else heading_level(ln, style)
+            for i, ln in enumerate(lines)
+        ]
+        for i in range(len(lines) - 2, -1, -1):
+            level = self.level[i]
+            if level is not None and level > TOP_LEVEL and self.header[i + 1]:
+                self.level[i], self.header[i] = None, True
+        edges = [(ln.x0, ln.x1) for i, ln in enumerate(lines) if i not in skip and ln.x1 > 0]
+        if edges:
+            left, right = min(x for x, _ in edges), max(x for _, x in edges)
+            for i, ln in enumerate(lines):
+                level = self.level[i]
+                if level is not None and level > TOP_LEVEL and _offside(ln, left, right):
+                    self.level[i] = None
         self.in_table = [False] * len(lines)
         self.tables: dict[int, int] = {}  # first line → last line
         self._find_tables()
+
+    def _next_rows(self) -> list[int]:
+        """Per line, the next table row below it before any prose line, or -1."""
+        out = [-1] * len(self.lines)
+        nxt = -1
+        for i in range(len(self.lines) - 1, -1, -1):
+            out[i] = nxt
+            ln = self.lines[i]
+            if i in self.skip:
+                continue
+            if ln.nums >= 2:
+                nxt = i
+            elif self.width and len(ln.text) >= 0.7 * self.width and not ln.bold:
+                nxt = -1
+        return out
+
+    def _column_header(self, i: int) -> bool:
+        """A line whose words sit over the number columns of the table row below it
+        ("CLASS A CLASS B", "Per Diluted", "Years ended December 31"): the table's header."""
+        ln, j = self.lines[i], self.next_row[i]
+        if ln.x1 <= 0 or ln.nums >= 2 or j < 0 or j - i > 40:
+            return False
+        row = self.lines[j]
+        return row.numx > 0 and ln.x0 >= row.numx - max(ln.size, row.size, 1.0)
+
+    def _breaks_table(self, i: int) -> bool:
+        """A heading no table runs through: Part, Item, a note, a statement title, or a line
+        in a heading size."""
+        level = self.level[i]
+        return level is not None and (level <= TOP_LEVEL or not self.lines[i].bold)
 
     # tables ---------------------------------------------------------------------------
 
@@ -219,13 +433,12 @@ class _Scanner:
                 ln = self.lines[j]
                 if self._is_row(j):
                     last, rows = j, rows + 1
+                elif self._breaks_table(j):
+                    break
                 elif ln.nums == 1 and len(ln.text) <= 100:
                     last = j
                 elif (
-                    len(ln.text) <= 120
-                    and not _LIST.match(ln.text)
-                    and self._row_within(j + 1, 3)
-                    and heading_rank(ln) not in (HeadingRank.PART, HeadingRank.ITEM)
+                    len(ln.text) <= 120 and not _LIST.match(ln.text) and self._row_within(j + 1, 3)
                 ):
                     pass  # a label line between rows
                 else:
@@ -241,16 +454,20 @@ class _Scanner:
                 i += 1
 
     def _caption_start(self, i: int) -> int:
-        """Short title lines right above a table join it (up to four)."""
+        """Short lines right above a table join it (up to four, and its column headers);
+        a heading stays out (a statement's title sets the section path instead)."""
         first = i
-        while first > 0 and i - first < 4:
+        while first > 0:
             k = first - 1
             if k in self.skip or self.in_table[k]:
                 break
-            t = self.lines[k].text
+            ln = self.lines[k]
+            if i - first >= 4 and not self.header[k]:
+                break
+            t = ln.text
             if len(t) > 80 or ends_sentence(t) or _LIST.match(t):
                 break
-            if heading_rank(self.lines[k]) in (HeadingRank.PART, HeadingRank.ITEM):
+            if self.level[k] is not None:
                 break
             first = k
         return first
@@ -265,8 +482,7 @@ class _Scanner:
         """A line that can continue a paragraph, list item or note."""
         if i in self.skip or self.in_table[i]:
             return False
-        ln = self.lines[i]
-        return not _LIST.match(ln.text) and (self.toc or heading_rank(ln) is None)
+        return not _LIST.match(self.lines[i].text) and self.level[i] is None
 
     def _run_end(self, i: int) -> int:
         """Last line of the paragraph starting at ``i``."""
@@ -303,7 +519,7 @@ class _Scanner:
                     )
                 continue
             i = self._block(i, out)
-        return out
+        return _merge_tiny(out, self.lines)
 
     def _notes(self, i: int, out: list[Block], marks: list[str]) -> int:
         while i < len(self.lines) and i not in self.skip and not self.in_table[i]:
@@ -326,12 +542,12 @@ class _Scanner:
 
     def _block(self, i: int, out: list[Block]) -> int:
         ln = self.lines[i]
-        rank = None if self.toc else heading_rank(ln)
-        if rank is not None:
+        level = self.level[i]
+        if level is not None:
             j = i
-            while j + 1 < len(self.lines) and self._heading_continues(j, j + 1):
+            while j + 1 < len(self.lines) and j - i < 3 and self._heading_continues(j, j + 1):
                 j += 1
-            out.append(Block(ElementKind.HEADING, i, j, level=rank.value))
+            out.append(Block(ElementKind.HEADING, i, j, level=level))
             return j + 1
         if _LIST.match(ln.text):
             j = self._list_end(i)
@@ -342,9 +558,28 @@ class _Scanner:
         return j + 1
 
     def _heading_continues(self, j: int, k: int) -> bool:
-        if k in self.skip or self.in_table[k] or self.lines[j].text.endswith((".", ":")):
+        """Whether line ``k`` goes on heading line ``j``: the title of a bare Part or Item
+        label, or the wrapped rest of a title in the same style (a sub-heading, in another
+        style or after a full title, stays a heading of its own)."""
+        if k in self.skip or self.in_table[k] or self.header[k]:
             return False
-        return heading_rank(self.lines[k]) is HeadingRank.OTHER
+        a, b = self.lines[j], self.lines[k]
+        if self.level[k] in (PART_LEVEL, ITEM_LEVEL) or b.nums >= 2:
+            return False
+        if label_only(a.text):
+            return self.level[k] is not None
+        if a.text.endswith((".", ":")) or a.bold != b.bold:
+            return False
+        if a.size and b.size and abs(a.size - b.size) > 0.5:
+            return False
+        if self.level[k] is None and not (a.bold or a.text.isupper() and b.text.isupper()):
+            return False
+        last_word = a.text.rsplit(None, 1)[-1].lower()
+        return (
+            b.text[0].islower()
+            or last_word in _CONNECTORS
+            or (self.width > 0 and len(a.text) >= 0.6 * self.width)
+        )
 
     def _list_end(self, i: int) -> int:
         """Last line of the list starting at ``i``: items, and the lines that wrap them."""
@@ -360,6 +595,34 @@ class _Scanner:
         return j
 
 
-def page_blocks(lines: Sequence[Line], skip: set[int]) -> list[Block]:
+#: A text block shorter than this (characters) joins a neighbouring text, list or table.
+TINY = 20
+_JOINS = frozenset({ElementKind.TEXT, ElementKind.LIST, ElementKind.TABLE})
+
+
+def _merge_tiny(blocks: list[Block], lines: Sequence[Line]) -> list[Block]:
+    """Text blocks too short to read alone ("low", "to Present", "Europe,") join the block
+    before them, else the one after, when that is text, a list or a table next to them."""
+    out: list[Block] = []
+    for n, b in enumerate(blocks):
+        tiny = b.kind is ElementKind.TEXT and (
+            sum(len(lines[k].text) for k in range(b.first, b.last + 1)) < TINY
+        )
+        if tiny and out and out[-1].kind in _JOINS and out[-1].last + 1 == b.first:
+            out[-1] = _extend(out[-1], out[-1].first, b.last)
+            continue
+        nxt = blocks[n + 1] if n + 1 < len(blocks) else None
+        if tiny and nxt is not None and nxt.kind in _JOINS and b.last + 1 == nxt.first:
+            blocks[n + 1] = _extend(nxt, b.first, nxt.last)
+            continue
+        out.append(b)
+    return out
+
+
+def _extend(b: Block, first: int, last: int) -> Block:
+    return Block(b.kind, first, last, b.level, b.mark, b.cites)
+
+
+def page_blocks(lines: Sequence[Line], skip: set[int], style: Style = NO_STYLE) -> list[Block]:
     """The blocks of one page, in reading order, covering every line exactly once."""
-    return _Scanner(lines, skip, is_toc_page(lines)).blocks()
+    return _Scanner(lines, skip, is_toc_page(lines), style).blocks()

@@ -40,6 +40,36 @@ LABEL_NUMBER_RE = re.compile(r"^(?:\d{1,2}[a-c]?|iv|v|i{1,3})\b[.:]?", re.I)
 #: plural "ITEMS 10, 11, 12 and 13." line stays a level-3 heading in PDFs: taking it for an
 #: Item (as :data:`ITEM_RE` does) would change the parsed FinanceBench output.
 PDF_ITEM_RE = re.compile(r"^item\s*\d{1,2}[a-z]?\b", re.I)
+#: A numbered note title: "Note 12", "NOTE 9.", "Note 3 – Revenue"; group 1 the number.
+NOTE_HEADING_RE = re.compile(r"^(?i:note)\s+(\d{1,2}[a-zA-Z]?)\b\s*[.:\-–—]?\s*(?:[A-Z(]|$)")
+#: A financial statement's title: "Consolidated Statements of Cash Flows", "CONSOLIDATED
+#: BALANCE SHEET", "Statement of Comprehensive Income", "Consolidated Income Statement".
+STATEMENT_TITLE_RE = re.compile(
+    r"^(?:condensed\s+)?(?:consolidated\s+)?(?:condensed\s+)?(?:(?:group|company|parent)\s+)?"
+    r"(?:statements?\s+of\s+\w|balance\s+sheets?\b|income\s+statements?\b)",
+    re.I,
+)
+#: The other top parts of a filing's financial statements: the auditor's report, the notes,
+#: management's report on internal control.
+STATEMENTS_PART_RE = re.compile(
+    r"^(?:report\s+of\s+independent\s+registered|notes\s+to\s+(?:the\s+)?(?:condensed\s+)?"
+    r"consolidated\s+financial\s+statements$|management[’']s\s+report\s+on\s+internal)",
+    re.I,
+)
+#: A decimal-numbered title: "1. Overview", "2.3 Revenue recognition"; group 1 the number.
+NUMBERED_HEADING_RE = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+[A-Z]")
+#: A row of a filing cover's securities table, never a section title.
+COVER_ROW_RE = re.compile(
+    r"title\s+of\s+each\s+class|trading\s+symbol|name\s+of\s+each\s+exchange", re.I
+)
+#: A table's period caption ("Years ended December 31", "Three months ended Year ended",
+#: "At December 31", "As of June 30, 2023"): it heads columns, not a section.
+PERIOD_CAPTION_RE = re.compile(
+    r"^(?:for\s+the\s+)?(?:(?:fiscal\s+)?(?:years?|quarters?|periods?|weeks?)|"
+    r"(?:three|six|nine|twelve|\d{1,2})\s+months?|(?:13|26|39|52|53)\s+weeks?)"
+    r"\s+end(?:ed|ing)\b|^(?:at|as\s+of)\s+[A-Z][a-z]{2,8}\.?\s+\d{1,2}\b",
+    re.I,
+)
 #: A heading line that ends in a page number ("Item 7. MD&A 45"): a TOC entry.
 TRAILING_PAGE_RE = re.compile(r"\s\d{1,3}$")
 

@@ -111,6 +111,11 @@ def _english_words() -> frozenset[str]:
     return frozenset(w for w in entries if _LETTERS.fullmatch(w))
 
 
+def english_words() -> frozenset[str]:
+    """The vocabulary's whole words of three letters or more (lower case; read once)."""
+    return _english_words()
+
+
 def _mostly_english_words(words: list[str]) -> bool:
     """Whether more than half of ``words``' letter runs of three or more, stop words left
     out, are English vocabulary words (False when there are none)."""
