@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,32 +29,8 @@ from finchunk.records import ChunkRecord, document_records
 from finchunk.retrieve.index.store import Index
 from finchunk.retrieve.kinds import AUTO_RETRIEVER, Distinct
 from finchunk.retrieve.neural.dense import Embedder
-from finchunk.retrieve.query.deliver import Delivery
-from finchunk.retrieve.query.filters import Filter, parse_filter
-from finchunk.retrieve.query.retriever import parse_named
-from finchunk.retrieve.query.search import SearchOptions, SearchResult, search
-
-#: Filters as the classes take them: ``{"issuer": "Repsol", "year": ["2023", "2024"]}``,
-#: ``["issuer=Repsol", "year=2024"]`` (as ``--filter``), or :class:`Filter` objects.
-FilterSpec = Mapping[str, str | int | Sequence[str | int]] | Iterable[str | Filter] | None
-
-
-def parse_filter_spec(filters: FilterSpec) -> tuple[Filter, ...]:
-    """The filters of ``filters`` (see :data:`FilterSpec`): the same field twice is an OR,
-    different fields an AND, as ``finchunk search --filter`` reads them."""
-    if filters is None:
-        return ()
-    out: list[Filter] = []
-    if isinstance(filters, Mapping):
-        for field, value in filters.items():
-            values = [value] if isinstance(value, str | int) else list(value)
-            out += [parse_filter(f"{field}={v}") for v in values]
-        return tuple(out)
-    if isinstance(filters, str):
-        raise InputError(f"filters: expected a list of FIELD=VALUE or a mapping, got {filters!r}")
-    for f in filters:
-        out.append(f if isinstance(f, Filter) else parse_filter(str(f)))
-    return tuple(out)
+from finchunk.retrieve.query.search import FilterSpec, SearchOptions, SearchResult, search
+from finchunk.retrieve.query.search import search_options as query_search_options
 
 
 def search_options(
@@ -67,22 +43,10 @@ def search_options(
     distinct: Distinct | str = Distinct.NONE,
     per_entity: bool = False,
 ) -> SearchOptions:
-    """The :class:`SearchOptions` of ``finchunk search`` with these options (bad ones are an
+    """The :class:`SearchOptions` of ``finchunk search`` with these options, by keyword
+    (:func:`finchunk.retrieve.query.search.search_options`: bad ones are an
     :class:`InputError` now, not at the first question)."""
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-        raise InputError(f"k must be a whole number of at least 1, got {k!r}")
-    try:
-        shown = Distinct(str(distinct).strip().lower())
-    except ValueError:
-        choices = ", ".join(d.value for d in Distinct)
-        raise InputError(f"distinct {distinct!r}: choose from {choices}") from None
-    return SearchOptions(
-        k,
-        parse_named(retriever),
-        parse_filter_spec(filters),
-        auto_filter,
-        Delivery(shown, per_entity, budget),
-    )
+    return query_search_options(k, retriever, filters, auto_filter, distinct, per_entity, budget)
 
 
 class IndexSearch:

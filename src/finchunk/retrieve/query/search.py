@@ -77,18 +77,15 @@ def search_options(
     checked: a retriever name is parsed here (an unknown one is an InputError before any
     index is read); ``filters`` is a mapping ``{"issuer": "3M", "year": 2022}``, or
     ``"FIELD=VALUE"`` strings (``--filter``), field names as in metadata (``fiscal_year``
-    is ``year``); ``distinct`` None, ``"page"`` or ``"document"``; ``reranker`` the
-    ``model`` reranker's folder or endpoint (``--reranker``)."""
-    if isinstance(filters, Mapping):
-        parsed = [Filter(canonical_field(str(f)), str(v).strip()) for f, v in filters.items()]
-    else:
-        given = list(filters or ())
-        parsed = [f for f in given if isinstance(f, Filter)]
-        parsed += parse_filters(f for f in given if not isinstance(f, Filter))
+    is ``year``), a list value or the same field twice an OR; ``distinct`` None,
+    ``"page"`` or ``"document"``; ``reranker`` the ``model`` reranker's folder or endpoint
+    (``--reranker``)."""
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise InputError(f"k must be a whole number of at least 1, got {k!r}")
     return SearchOptions(
         k,
         parse_named(retriever),
-        tuple(parsed),
+        _filters(filters),
         auto_filter,
         Delivery(_enum(Distinct, distinct or Distinct.NONE, "distinct"), per_entity, budget),
         _enum(FilterStatistics, filter_statistics, "filter statistics"),
@@ -97,12 +94,28 @@ def search_options(
     )
 
 
+def _filters(filters: FilterSpec) -> tuple[Filter, ...]:
+    """``filters`` as :class:`Filter` values: a mapping (a list value is an OR of its values),
+    ``FIELD=VALUE`` strings or Filters; the same field twice is an OR, as ``--filter``."""
+    if isinstance(filters, str):
+        raise InputError(f"filters: expected a list of FIELD=VALUE or a mapping, got {filters!r}")
+    if isinstance(filters, Mapping):
+        return tuple(
+            Filter(canonical_field(str(f)), str(v).strip())
+            for f, given in filters.items()
+            for v in (given if isinstance(given, list | tuple) else [given])
+        )
+    given = list(filters or ())
+    parsed = [f for f in given if isinstance(f, Filter)]
+    return (*parsed, *parse_filters(f for f in given if not isinstance(f, Filter)))
+
+
 def _enum(kind: type[Any], value: object, what: str) -> Any:
     try:
         return kind(str(value).strip().lower())
     except ValueError:
         choices = ", ".join(m.value for m in kind)
-        raise InputError(f"{what}: expected one of {choices}, not {value!r}") from None
+        raise InputError(f"{what} {value!r}: choose from {choices}") from None
 
 
 @dataclass(frozen=True)
