@@ -16,15 +16,17 @@ from typer.testing import CliRunner
 
 from finchunk.chunk import DEFAULT_SIZES, Strategy
 from finchunk.chunk.source import STRUCTURE_SIZES
-from finchunk.cli import app, common
+from finchunk.cli import app, common, progress
 from finchunk.cli.common import (
     JSON_FILE_ALIAS,
     K_ALIAS,
     RETRIEVERS_ALIAS,
-    PlainProgress,
     largest_k,
     parse_ks,
     rewrite_aliases,
+)
+from finchunk.cli.progress import (
+    PlainProgress,
 )
 from finchunk.cli.render import needed_width, print_bench_report, print_eval_tables
 from finchunk.errors import InputError
@@ -285,7 +287,6 @@ def test_plain_progress_is_silent_for_a_short_job_and_names_the_task_last_moved(
 
 
 def test_a_long_embedding_job_says_how_long_after_its_first_batch(monkeypatch) -> None:
-    from finchunk.cli import common
     from finchunk.retrieve.neural import dense
     from finchunk.retrieve.neural.dense import HashingEmbedder
 
@@ -293,7 +294,7 @@ def test_a_long_embedding_job_says_how_long_after_its_first_batch(monkeypatch) -
     said: list[str] = []
     clock = Clock()
     bar = PlainProgress(Console(record=True, width=200), clock=clock)
-    watched = common.watched_embedder(bar, "hashing-8", said.append, clock)
+    watched = progress.watched_embedder(bar, "hashing-8", said.append, clock)
     watched.begin(3000)
     watched.advance(1000)  # found in the cache at once: no measure of the model
     assert said == []
@@ -307,7 +308,7 @@ def test_a_long_embedding_job_says_how_long_after_its_first_batch(monkeypatch) -
         "where it stopped"
     ]
     quick: list[str] = []
-    short = common.watched_embedder(bar, "hashing-8", quick.append, clock)
+    short = progress.watched_embedder(bar, "hashing-8", quick.append, clock)
     short.begin(100)
     clock.now += 1.0
     short.advance(64)  # 36 left at 1/64 s each: not worth a line
@@ -317,10 +318,10 @@ def test_a_long_embedding_job_says_how_long_after_its_first_batch(monkeypatch) -
 def test_the_shared_progress_is_plain_when_stderr_is_not_a_terminal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(common, "err_console", Console(stderr=True, force_terminal=False))
-    assert isinstance(common.progress_bar(), PlainProgress)
-    monkeypatch.setattr(common, "err_console", Console(stderr=True, force_terminal=True))
-    assert not isinstance(common.progress_bar(), PlainProgress)
+    monkeypatch.setattr(progress, "err_console", Console(stderr=True, force_terminal=False))
+    assert isinstance(progress.progress_bar(), PlainProgress)
+    monkeypatch.setattr(progress, "err_console", Console(stderr=True, force_terminal=True))
+    assert not isinstance(progress.progress_bar(), PlainProgress)
 
 
 # --- narrow terminals --------------------------------------------------------------------------
@@ -449,8 +450,8 @@ def test_eval_shows_an_embedding_line_for_retrievers_that_embed(
     from finchunk.evaluate.harness import Variant
     from finchunk.retrieve.neural.dense import Watched
 
-    monkeypatch.setattr(common, "err_console", Console(stderr=True, force_terminal=False))
-    bar = common.progress_bar()
+    monkeypatch.setattr(progress, "err_console", Console(stderr=True, force_terminal=False))
+    bar = progress.progress_bar()
     chunker = object()
     variants = [
         Variant("s", chunker, "bm25", embedder="hashing"),  # type: ignore[arg-type]

@@ -41,8 +41,10 @@ from finchunk.cli.common import (
     parse_ks,
     parse_list,
     positive_int,
-    progress_bar,
     user_errors,
+)
+from finchunk.cli.progress import (
+    progress_bar,
     watched_embedder,
 )
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, Distinct, FilterStatistics

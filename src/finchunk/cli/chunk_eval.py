@@ -37,11 +37,13 @@ from finchunk.cli.common import (
     parse_list,
     positive_int,
     print_warning,
-    progress_bar,
     report_skipped,
     report_unsupported,
     resolve_on_error,
     user_errors,
+)
+from finchunk.cli.progress import (
+    progress_bar,
     watched_embedder,
 )
 from finchunk.errors import InputError

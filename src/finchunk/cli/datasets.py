@@ -14,7 +14,13 @@ from typing import Annotated
 
 import typer
 
-from finchunk.cli.common import console, progress_bar, user_errors
+from finchunk.cli.common import (
+    console,
+    user_errors,
+)
+from finchunk.cli.progress import (
+    progress_bar,
+)
 
 IssuersOpt = Annotated[int, typer.Option(help="Fictitious issuers (annual reports).")]
 

@@ -41,10 +41,12 @@ from finchunk.cli.common import (
     report_skipped,
     report_unsupported,
     resolve_on_error,
-    stage_bars,
     user_errors,
-    watched_embedder,
     work_on,
+)
+from finchunk.cli.progress import (
+    stage_bars,
+    watched_embedder,
 )
 from finchunk.errors import InputError
 from finchunk.files import check_output
