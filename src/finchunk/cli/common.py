@@ -15,15 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 import typer
-from rich.columns import Columns
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
-from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperCommand, TyperGroup
 
 from finchunk.chunk import DEFAULT_SIZES, Strategy
 from finchunk.chunk.source import STRUCTURE_SIZES
+from finchunk.cli.helpstyle import folding_help, plain_help, usage_pieces
 from finchunk.errors import FinchunkError, InputError
 from finchunk.files import is_database_url as is_database_url  # (commands import it from here)
 from finchunk.retrieve.kinds import Distinct
@@ -37,75 +36,6 @@ err_console = Console(stderr=True)
 
 
 # --- the app, its commands and their help ----------------------------------------------------
-
-
-def _plain_help(command: Any, ctx: typer.Context, params: list[Any]) -> list[Any]:
-    """Flags (``--json``, ``--help``, ``--header/--no-header``) take no value: no ``<bool>``
-    beside them in the help; brackets in a help text are text (``finchunk[postgres]``), not
-    rich markup (escaped once per parameter)."""
-    for p in params:
-        if isinstance(p, TyperOption) and p.is_flag and p.metavar is None:
-            p.metavar = ""
-        if p.help and "[" in p.help and not getattr(p, "_finchunk_escaped", False):
-            p.help = escape(p.help)
-            p._finchunk_escaped = True
-    return params
-
-
-class _FoldTable(Table):
-    """A help table whose cells wrap a word too long for its column onto the next line
-    (rich cuts it to ``…`` by default: ``bm25/dense@100+0…``)."""
-
-    def add_row(self, *renderables: Any, **kwargs: Any) -> None:
-        while len(self.columns) < len(renderables):
-            self.add_column()
-        for column in self.columns:
-            column.overflow = "fold"
-        super().add_row(*renderables, **kwargs)
-
-
-class _FoldColumns(Columns):
-    """The pieces of an option's help (its text, ``[default: ...]``), each folding a word
-    too long for the column instead of cutting it."""
-
-    def __init__(self, renderables: Any = None, *args: Any, **kwargs: Any) -> None:
-        for r in renderables or ():
-            if isinstance(r, Text) and r.overflow is None:
-                r.overflow = "fold"
-        super().__init__(renderables, *args, **kwargs)
-
-
-@contextmanager
-def _folding_help() -> Iterator[None]:
-    """typer's rich help rendered with :class:`_FoldTable` and :class:`_FoldColumns` (its
-    module's names swapped while the page is rendered; left as they are if typer renames
-    them)."""
-    from typer import rich_utils
-
-    names = {"Table": _FoldTable, "Columns": _FoldColumns}
-    saved = {name: getattr(rich_utils, name, None) for name in names}
-    if None in saved.values():
-        yield
-        return
-    for name, cls in names.items():
-        setattr(rich_utils, name, cls)
-    try:
-        yield
-    finally:
-        for name, cls in saved.items():
-            setattr(rich_utils, name, cls)
-
-
-def _usage_pieces(command: Any, ctx: typer.Context) -> list[str]:
-    """``[OPTIONS] FILES...`` / ``[INPUTS]...``: arguments in capitals, optional ones in brackets
-    (typer writes required ones as ``{files}``)."""
-    pieces = [command.options_metavar] if command.options_metavar else []
-    for p in command.get_params(ctx):
-        if isinstance(p, TyperArgument):
-            name = (p.metavar or p.name or "").upper()
-            name = name if p.required else f"[{name}]"
-            pieces.append(name + ("..." if p.nargs != 1 else ""))
-    return pieces
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,16 +107,16 @@ class Command(TyperCommand):
     aliases: ClassVar[tuple[Alias, ...]] = ()
 
     def get_params(self, ctx: typer.Context) -> list[Any]:
-        return _plain_help(self, ctx, super().get_params(ctx))
+        return plain_help(self, ctx, super().get_params(ctx))
 
     def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
-        return _usage_pieces(self, ctx)
+        return usage_pieces(self, ctx)
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, optional_values(rewrite_aliases(args, self.aliases)))
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        with _folding_help():
+        with folding_help():
             super().format_help(ctx, formatter)
 
 
@@ -194,10 +124,10 @@ class Group(TyperGroup):
     """A finchunk command group (the root, ``facts``, ``bench``): plain flags in its help."""
 
     def get_params(self, ctx: typer.Context) -> list[Any]:
-        return _plain_help(self, ctx, super().get_params(ctx))
+        return plain_help(self, ctx, super().get_params(ctx))
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        with _folding_help():
+        with folding_help():
             super().format_help(ctx, formatter)
 
 
