@@ -34,7 +34,6 @@ Spans are offsets into ``Document.text``; nothing is recovered by searching text
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -478,49 +477,3 @@ def deliver_plan(
         cache=cache,
         index=index,
     )
-
-
-# --- documents rebuilt from an index's chunks -------------------------------------------------
-
-_BLOCK = re.compile(r"\n[ \t]*\n")
-
-
-def _block_kind(text: str) -> ElementKind:
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if lines and all(ln.lstrip().startswith("|") for ln in lines):
-        return ElementKind.TABLE
-    if lines and all(re.match(r"\s*(?:[-*•]|\d+[.)])\s", ln) for ln in lines):
-        return ElementKind.LIST
-    return ElementKind.TEXT
-
-
-def document_from_chunks(
-    doc_id: str,
-    text: str,
-    chunks: Sequence[tuple[Sequence[Span], tuple[str, ...], tuple[int, ...]]],
-    title: str = "",
-    metadata: Mapping[str, Any] | None = None,
-) -> Document:
-    """A document whose elements are the blocks (runs of text between blank lines, as
-    every parser writes them) of the given chunks' spans, each with its chunk's section and
-    first page: what evidence delivery needs of a document an index stores as text alone
-    (``chunks``: each chunk's spans, section and pages)."""
-    seen: dict[Span, Element] = {}
-    for spans, section, pages in chunks:
-        for s, e in spans:
-            pos = s
-            for m in [*_BLOCK.finditer(text, s, e), None]:
-                stop = e if m is None else m.start()
-                a, b = pos, stop
-                while a < b and text[a].isspace():
-                    a += 1
-                while b > a and text[b - 1].isspace():
-                    b -= 1
-                if b > a and (a, b) not in seen:
-                    page = pages[0] if pages else None
-                    kind = _block_kind(text[a:b])
-                    seen[(a, b)] = Element(kind, a, b, section=section, page=page)
-                if m is not None:
-                    pos = m.end()
-    elements = tuple(sorted(seen.values(), key=lambda el: (el.start, el.end)))
-    return Document(doc_id, text, title or doc_id, dict(metadata or {}), elements)
