@@ -150,3 +150,37 @@ def test_ask_delivers_evidence_within_a_budget(built) -> None:
     assert len(answer.evidence.text()) <= 300
     chunks = finchunk.ask("¿Cuál fue la plantilla media?", index=root, budget=300, k=5)
     assert chunks.evidence is None and sum(len(h.text) for h in chunks.hits) <= 300
+
+
+def test_eval_scores_token_budgets_beside_character_budgets(tmp_path: Path) -> None:
+    from finchunk.chunk import Structure
+    from finchunk.evaluate.corpus import read_corpus
+    from finchunk.evaluate.harness import EvalSettings, Variant, evaluate_runs
+    from finchunk.evaluate.measures import TokenBudget, cut, token_counts
+    from tests.test_eval import write_corpus
+
+    files = write_corpus(tmp_path)
+    corpus = read_corpus(*files)
+    settings = EvalSettings(budgets=(300,), budget_tokens=(60, 250))
+    report, runs = evaluate_runs(corpus, [Variant("structure", Structure())], [1], settings)
+    rows = report["budgets"]
+    assert {(r["budget"], r["unit"], r["packing"]) for r in rows} == {
+        (b, u, p)
+        for b, u in ((300, "chars"), (60, "tokens"), (250, "tokens"))
+        for p in ("stop", "skip", "evidence")
+    }
+    (vr,) = runs
+    texts = dict(zip((c.id for c in vr.chunks), vr.texts, strict=True))
+    counts = token_counts(vr.run, texts)
+    for qid in vr.run.rankings:  # whole chunks within 60 tokens: their tokens fit
+        for skip in (False, True):
+            taken = cut(vr.run.get(qid), TokenBudget(60, skip, counts))
+            assert sum(cl100k_tokens(texts[c.chunk_id]) for c in taken) <= 60
+    out = runner.invoke(
+        app,
+        ["eval", "--docs", str(files[0]), "--passages", str(files[1]), "--questions",
+         str(files[2]), "--strategies", "structure", "-k", "1", "--budget-tokens", "60",
+         "--json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert {r["unit"] for r in json.loads(out.stdout)["budgets"]} == {"tokens"}

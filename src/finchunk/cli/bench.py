@@ -28,6 +28,7 @@ from finchunk.cli.common import (
     BM25BOpt,
     BM25K1Opt,
     BM25PrefixOpt,
+    BudgetTokensOpt,
     DaskOpt,
     DistinctOpt,
     EmbedderOpt,
@@ -35,12 +36,12 @@ from finchunk.cli.common import (
     RerankerOpt,
     aliased,
     bm25_params,
+    budget_list,
     console,
     err_console,
     parallel_on,
     parse_ks,
     parse_list,
-    positive_int,
     user_errors,
 )
 from finchunk.cli.progress import (
@@ -78,6 +79,7 @@ def _config(
     distinct: Distinct = Distinct.NONE,
     reranker: str | None = None,
     budgets: str | None = None,
+    budget_tokens: str | None = None,
 ) -> BenchConfig:
     from finchunk.evaluate.financebench import (
         BenchConfig,
@@ -100,7 +102,8 @@ def _config(
         pad=pad,
         filter_statistics=filter_statistics,
         delivery=Delivery(distinct),
-        budgets=tuple(parse_list(budgets, positive_int("--budget"), "--budget")) if budgets else (),
+        budgets=budget_list(budgets, "--budget"),
+        budget_tokens=budget_list(budget_tokens, "--budget-tokens"),
     )
 
 
@@ -152,6 +155,7 @@ def financebench(
             "(stop, pack) and evidence delivery over the same ranking."
         ),
     ] = None,
+    budget_tokens: BudgetTokensOpt = None,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
     bm25_prefix: BM25PrefixOpt = None,
@@ -197,6 +201,7 @@ def financebench(
             distinct,
             reranker,
             budget,
+            budget_tokens,
         )
         fb = load_financebench(data)
         started = time.perf_counter()

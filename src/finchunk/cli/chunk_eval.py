@@ -19,6 +19,7 @@ from finchunk.cli.common import (
     BM25BOpt,
     BM25K1Opt,
     BM25PrefixOpt,
+    BudgetTokensOpt,
     DaskOpt,
     DistinctOpt,
     EmbedderOpt,
@@ -30,12 +31,12 @@ from finchunk.cli.common import (
     SizeOpt,
     StrategyOpt,
     bm25_params,
+    budget_list,
     console,
     err_console,
     parallel_on,
     parse_ks,
     parse_list,
-    positive_int,
     print_warning,
     report_skipped,
     report_unsupported,
@@ -188,15 +189,23 @@ def eval_settings(
     per_entity: bool,
     budget: str | None,
     statistics: FilterStatistics = FilterStatistics.KEPT,
+    budget_tokens: str | None = None,
 ) -> EvalSettings:
-    """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list)."""
+    """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list,
+    ``budget_tokens`` the ``--budget-tokens`` one)."""
     from finchunk.evaluate.harness import EvalSettings
     from finchunk.retrieve.query.deliver import Delivery
 
-    budgets = tuple(parse_list(budget, positive_int("--budget"), "--budget")) if budget else ()
     delivery = Delivery(distinct, per_entity)
     return EvalSettings(
-        scope, auto_filter, pad, delivery, threshold, budgets, filter_statistics=statistics
+        scope,
+        auto_filter,
+        pad,
+        delivery,
+        threshold,
+        budget_list(budget, "--budget"),
+        filter_statistics=statistics,
+        budget_tokens=budget_list(budget_tokens, "--budget-tokens"),
     )
 
 
@@ -362,6 +371,7 @@ def eval_cmd(
     distinct: DistinctOpt = Distinct.NONE,
     per_entity: PerEntityOpt = False,
     budget: BudgetOpt = None,
+    budget_tokens: BudgetTokensOpt = None,
     represent: RepresentOpt = "text",
     split_tables: SplitTablesOpt = False,
     bm25_k1: BM25K1Opt = None,
@@ -387,8 +397,9 @@ def eval_cmd(
             strategies, header, retriever, embedder, represent, split_tables, params, reranker
         )
         settings = eval_settings(
-            threshold, scope, auto_filter, pad, distinct, per_entity, budget, filter_statistics
-        )
+            threshold, scope, auto_filter, pad, distinct, per_entity, budget, filter_statistics,
+            budget_tokens,
+        )  # fmt: skip
         with parallel_on(dask):
             report = _ranked_report(corpus, variants, ks, settings, run_out, as_json)
         if alignment is not None:

@@ -284,6 +284,18 @@ def optional_values(args: Sequence[str]) -> list[str]:
     return out
 
 
+#: ``eval`` and ``bench``: budgets in cl100k tokens beside ``--budget``'s characters.
+BudgetTokensOpt = Annotated[
+    str | None,
+    typer.Option(help="Budgets in cl100k tokens, e.g. 300 or 200,300,600: the same rows."),
+]
+
+
+def budget_list(given: str | None, flag: str) -> tuple[int, ...]:
+    """A ``--budget``/``--budget-tokens`` list (``800,1200``), or none."""
+    return tuple(parse_list(given, positive_int(flag), flag)) if given else ()
+
+
 DaskOpt = Annotated[
     str | None,
     typer.Option(

@@ -162,19 +162,19 @@ def budgets_table(report: dict[str, Any]) -> Table:
     """Recall within each character budget, stopping at the first chunk that does not fit,
     packing (skipping it), and delivering evidence units
     (:mod:`finchunk.retrieve.query.evidence`)."""
-    t = Table(title="Recall within a character budget (chunks, chars delivered)")
+    t = Table(title="Recall within a budget (chunks, chars delivered)")
     evidence = any(r["packing"] == "evidence" for r in report["budgets"])
     packings = ("stop", "skip", "evidence") if evidence else ("stop", "skip")
     for col in ("variant", "budget", "stop", "pack", *(("evidence",) if evidence else ())):
         t.add_column(col, justify="left" if col == "variant" else "right")
-    grid: dict[tuple[str, int], dict[str, dict[str, Any]]] = defaultdict(dict)
+    grid: dict[tuple[str, int, str], dict[str, dict[str, Any]]] = defaultdict(dict)
     for r in report["budgets"]:
-        grid[(variant_label(r), r["budget"])][r["packing"]] = r
-    for (label, budget), by in grid.items():
+        grid[(variant_label(r), r["budget"], r.get("unit", "chars"))][r["packing"]] = r
+    for (label, budget, unit), by in grid.items():
         cells = [
             f"{by[p]['recall']:.3f} ({by[p]['chunks']:.1f}, {by[p]['chars']:.0f})" for p in packings
         ]
-        t.add_row(label, f"{budget:,}", *cells)
+        t.add_row(label, f"{budget:,} {'tokens' if unit == 'tokens' else 'chars'}", *cells)
     return t
 
 

@@ -405,6 +405,12 @@ class BenchConfig:
     #: Character budgets to score every run at (whole chunks stopping or packing, and
     #: evidence delivery: :func:`finchunk.evaluate.harness.run_budget_rows`).
     budgets: tuple[int, ...] = ()
+    #: The same in cl100k tokens.
+    budget_tokens: tuple[int, ...] = ()
+
+    @property
+    def scores_budgets(self) -> bool:
+        return bool(self.budgets or self.budget_tokens)
 
 
 @dataclass
@@ -443,7 +449,7 @@ def run_benchmark(
         "comparisons": [],
     }
     evidence: Any = None
-    if config.budgets:
+    if config.scores_budgets:
         from finchunk.evaluate.harness import EvidenceRun
 
         report["budgets"] = []
@@ -462,7 +468,7 @@ def run_benchmark(
                 rows = rank_variant(
                     c, source, retriever, questions, gold, allowed, config, prog, hits, runs
                 )
-                if config.budgets:
+                if config.scores_budgets:
                     more = budget_rows(c, retriever, runs, gold, config, evidence)
                     report["budgets"].extend(more)
                 report["results"].extend(rows)
@@ -530,7 +536,7 @@ def rank_variant(
             scope_queries(scope, questions, allowed, config.filter_statistics),
             c.chunks,
             retriever,
-            max(*config.ks, BUDGET_DEPTH) if config.budgets else max(config.ks),
+            max(*config.ks, BUDGET_DEPTH) if config.scores_budgets else max(config.ks),
             source=source,
             options=config.options,
             name=f"{c.name}/{retriever}/{scope.value}",
@@ -570,7 +576,9 @@ def budget_rows(
             "retriever": str(retriever),
             "scope": scope.value,
         }
-        rows = run_budget_rows(run, texts, gold, config.budgets, evidence=evidence)
+        rows = run_budget_rows(
+            run, texts, gold, config.budgets, evidence=evidence, budget_tokens=config.budget_tokens
+        )
         out.extend({**keys, **r} for r in rows)
     return out
 

@@ -31,10 +31,12 @@ from finchunk.evaluate.measures import (
     Delivered,
     Measure,
     Recall,
+    TokenBudget,
     answer_found,
     compare,
     count_retrieved,
     score,
+    token_counts,
 )
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
@@ -83,7 +85,8 @@ class EvalSettings:
     filled to k as the lesson's BM25 delivers; ``delivery``: distinct pages or documents, a
     slot per entity, a delivery budget (:mod:`finchunk.retrieve.query.deliver`); ``budgets``:
     character budgets to score every run at, stopping at the first chunk that does not fit
-    and packing (skipping it), in ``report["budgets"]``; ``filter_policy``: which fields
+    and packing (skipping it), in ``report["budgets"]`` (``budget_tokens``: the same in
+    cl100k tokens, rows with ``"unit": "tokens"``); ``filter_policy``: which fields
     and years the automatic filter uses (default: every field, every year named);
     ``filter_statistics``: whether a question the filter narrows is scored with the
     statistics of the documents kept (an index of their own, the default) or the corpus's.
@@ -98,16 +101,19 @@ class EvalSettings:
     filter_policy: AutoFilterPolicy | None = None
     filter_statistics: FilterStatistics = FilterStatistics.KEPT
     evidence: bool = True  # score evidence delivery at every budget too
+    budget_tokens: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 < self.threshold <= 1:
             raise InputError(f"--threshold must be in (0, 1], got {self.threshold}")
         if any(b < 1 for b in self.budgets):
             raise InputError(f"budgets must be positive numbers of characters: {self.budgets}")
+        if any(b < 1 for b in self.budget_tokens):
+            raise InputError(f"budgets must be positive numbers of tokens: {self.budget_tokens}")
 
     def depth(self, ks: Sequence[int]) -> int:
         """How deep runs rank: the largest k, deeper when budgets are scored."""
-        return max(max(ks), BUDGET_DEPTH) if self.budgets else max(ks)
+        return max(max(ks), BUDGET_DEPTH) if self.budgets or self.budget_tokens else max(ks)
 
 
 #: Rank depth when budgets are scored (enough chunks to fill any sensible context budget).
@@ -317,7 +323,9 @@ def budget_rows(
 ) -> list[dict[str, Any]]:
     """:func:`run_budget_rows` of a variant's run."""
     texts = dict(zip((c.id for c in vr.chunks), vr.texts, strict=True))
-    rows = run_budget_rows(vr.run, texts, gold, settings.budgets, settings.threshold, evidence)
+    rows = run_budget_rows(
+        vr.run, texts, gold, settings.budgets, settings.threshold, evidence, settings.budget_tokens
+    )
     return [{**_variant_keys(vr.variant), **r} for r in rows]
 
 
@@ -328,20 +336,24 @@ def run_budget_rows(
     budgets: Sequence[int],
     threshold: float = DEFAULT_THRESHOLD,
     evidence: EvidenceRun | None = None,
+    budget_tokens: Sequence[int] = (),
 ) -> list[dict[str, Any]]:
     """Per budget: recall, chunks and characters delivered when delivery stops at the first
     chunk that does not fit, when it packs (skips it and goes on), and (given ``evidence``)
     when it delivers evidence units (:mod:`finchunk.retrieve.query.evidence`; ``chunks`` are then
     pieces); each with recall by question type and, where the questions' answers are known,
-    answer-bearing recall (:func:`~finchunk.evaluate.measures.answer_found`)."""
+    answer-bearing recall (:func:`~finchunk.evaluate.measures.answer_found`).
+    ``budget_tokens``: budgets in cl100k tokens, scored the same ways (rows with ``"unit":
+    "tokens"``; ``chars`` is still the characters delivered)."""
     rows = []
     answers = evidence.answers if evidence is not None else {}
-    for chars in budgets:
+    counts = token_counts(run, texts) if budget_tokens else {}
+    for chars, tokens in [*((b, False) for b in budgets), *((b, True) for b in budget_tokens)]:
         if evidence is not None:
-            per = evidence.per_query(run, gold, chars)
-            rows.append(_budget_row(gold, chars, "evidence", per))
+            per = evidence.per_query(run, gold, chars, tokens)
+            rows.append(_budget_row(gold, chars, "evidence", per, tokens))
         for skip in (False, True):
-            cut = Budget(chars, skip)
+            cut = TokenBudget(chars, skip, counts) if tokens else Budget(chars, skip)
             ms = (
                 Recall(cut, threshold),
                 Complete(cut, threshold),
@@ -357,7 +369,7 @@ def run_budget_rows(
                     found = answer_found(answers[g.id], delivered)
                 got = tuple(s.per_query[m][g.id] for m in ms)
                 per[g.id] = (*got, found)
-            rows.append(_budget_row(gold, chars, "skip" if skip else "stop", per))
+            rows.append(_budget_row(gold, chars, "skip" if skip else "stop", per, tokens))
     return rows
 
 
@@ -365,11 +377,14 @@ def run_budget_rows(
 PerQuery = dict[str, tuple[float, float, float, float, bool | None]]
 
 
-def _budget_row(gold: GoldSet, budget: int, packing: str, per: PerQuery) -> dict[str, Any]:
+def _budget_row(
+    gold: GoldSet, budget: int, packing: str, per: PerQuery, tokens: bool = False
+) -> dict[str, Any]:
     """One budget row from per-question values (:data:`PerQuery`)."""
     values = list(per.values()) or [(0.0, 0.0, 0.0, 0.0, None)]
     row = {
         "budget": budget,
+        "unit": "tokens" if tokens else "chars",
         "packing": packing,
         "recall": round(fmean(v[0] for v in values), 4),
         "complete": round(fmean(v[1] for v in values), 4),
@@ -422,9 +437,10 @@ class EvidenceRun:
             {q.id: named.entities(q.text) for q in corpus.answerable} if named else None,
         )
 
-    def delivered(self, run: Run, qid: str, budget: int) -> Any:
-        """Evidence for the question within ``budget``; a question naming several issuers
-        gets a slot per issuer (its ranking split by their documents, taking turns)."""
+    def delivered(self, run: Run, qid: str, budget: int, tokens: bool = False) -> Any:
+        """Evidence for the question within ``budget`` (cl100k tokens with ``tokens``); a
+        question naming several issuers gets a slot per issuer (its ranking split by their
+        documents, taking turns)."""
         from finchunk.retrieve.query.evidence import deliver_evidence
         from finchunk.retrieve.query.evidence_units import Hit, split_by_entity
         from finchunk.retrieve.query.need import information_need
@@ -433,14 +449,14 @@ class EvidenceRun:
         groups = split_by_entity(hits, self.entities.get(qid, ()))
         need = information_need(self.texts[qid]).text  # what the plan searches for
         return deliver_evidence(
-            need, groups, self.documents, budget, cache=self.cache, index=self.index
+            need, groups, self.documents, budget, tokens=tokens, cache=self.cache, index=self.index
         )
 
-    def per_query(self, run: Run, gold: GoldSet, budget: int) -> PerQuery:
+    def per_query(self, run: Run, gold: GoldSet, budget: int, tokens: bool = False) -> PerQuery:
         """Per question: :data:`PerQuery`."""
         out: PerQuery = {}
         for g in gold:
-            ev = self.delivered(run, g.id, budget)
+            ev = self.delivered(run, g.id, budget, tokens)
             found = count_retrieved(ev.pieces, g, self.threshold)
             text = ev.text()
             answer = self.answers.get(g.id)
@@ -482,7 +498,7 @@ def evaluate_runs(
         report["results"].extend(results)
         report["by_type"].extend(by_type)
         report["chunks"].append(chunk_row(vr))
-        if settings.budgets:
+        if settings.budgets or settings.budget_tokens:
             if settings.evidence and evidence is None:  # the units: cut and indexed once
                 evidence = EvidenceRun.of_corpus(corpus, settings.threshold)
             report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings, evidence))
