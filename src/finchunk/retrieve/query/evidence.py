@@ -34,6 +34,7 @@ Spans are offsets into ``Document.text``; nothing is recovered by searching text
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +66,7 @@ BLOCK_JOINER = "\n\n"
 LINE_JOINER = "\n"
 
 Cost = Callable[[str], int]
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,16 +88,16 @@ class Piece:
         return (*self.context, *self.spans)
 
     def text(self, doc: Document) -> str:
-        """Its spans' text in order, joined by :data:`PIECE_JOINER`, or by the document's
-        own text between two spans when that is a shorter run of whitespace (a table's
-        header rows and its rows stay one table)."""
+        """Its spans' text in order: two spans of one block of the document (no blank line
+        between them: a table's header rows and some of its rows, two runs of a list) are
+        joined by a line break, so a table stays one table; spans of different blocks by
+        :data:`PIECE_JOINER`."""
         out: list[str] = []
         end = None
         for s, e in self.all_spans:
             if end is not None:
-                gap = doc.text[end:s] if end <= s else ""
-                short = end <= s and len(gap) < len(PIECE_JOINER) and not gap.strip()
-                out.append(gap if short else PIECE_JOINER)
+                same = end <= s and _BLANK_LINE.search(doc.text, end, s) is None
+                out.append(LINE_JOINER if same else PIECE_JOINER)
             out.append(doc.text[s:e])
             end = e
         return "".join(out)
