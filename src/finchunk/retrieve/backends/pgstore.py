@@ -288,12 +288,6 @@ FROM {s}.chunks c JOIN {s}.documents d ON d.pos = c.doc_pos WHERE c.pos = ANY(%s
 """
 
 
-_RECORDS_SQL = """
-SELECT pos, id, doc_id, spans, section, pages, header, text, kind, metadata::text
-FROM {s}.chunks WHERE pos = ANY(%s)
-"""
-
-
 class _PgPlanSource:
     """A generation as a query plan's source: the plan's filters are the generation's SQL
     condition, so a plan over it searches every position the condition passes."""
@@ -403,7 +397,7 @@ class PgIndex:
                 return result
             ranked = run_plan(plan, _PgPlanSource(self, gen))
             if evidence:
-                records = self._records(gen, ranked)
+                records = [h.record for h in self._hits(gen, ranked)]
                 documents = self._stored_documents(gen, [r.doc_id for r in records])
                 deliver_ranked(result, plan, records, ranked.scores.tolist(), documents)
                 return result
@@ -413,16 +407,6 @@ class PgIndex:
                 f"{len(ranked)} of k={options.k}: no other chunk matches the question"
             )
         return result
-
-    @staticmethod
-    def _records(gen: _Generation, ranked: Hits) -> list[ChunkRecord]:
-        """The chunk records of a ranking, in its order."""
-        rows = {r[0]: r for r in gen.query(_RECORDS_SQL, [ranked.positions.tolist()])}
-        names = ("id", "doc_id", "spans", "section", "pages", "header", "text", "kind", "metadata")
-        return [
-            ChunkRecord.from_row(dict(zip(names, rows[p][1:], strict=True)))
-            for p in ranked.positions.tolist()
-        ]
 
     def _stored_documents(self, gen: _Generation, doc_ids: Sequence[str]) -> dict[str, Any]:
         """The documents ``doc_ids`` as the build chunked them (their stored layout)."""
