@@ -370,9 +370,12 @@ class PgIndex:
             )
         with self.generation(options.filters) as gen:
             self.last_generation = gen.name
-            plan = self._plan(gen, query, options)
+            named = parse_named(options.retriever)
+            # (counted once: a scan of the documents' metadata)
+            spanned = self._spanned(gen) if isinstance(named, AutoSpec) or options.filters else 0
+            plan = self._plan(gen, query, options, named, spanned)
             result = SearchResult(query, plan.spec, [], list(plan.filters), list(plan.notes))
-            if options.filters and not self._spanned(gen):
+            if options.filters and not spanned:
                 result.notes.append(
                     "no document matches the filters " + ", ".join(map(str, options.filters))
                 )
@@ -385,12 +388,14 @@ class PgIndex:
             )
         return result
 
-    def _plan(self, gen: _Generation, query: str, options: SearchOptions) -> QueryPlan:
-        """The plan over this generation: the filters are its SQL condition (the plan's
-        documents are all; the condition keeps them), scored with the whole index's
-        statistics; ``auto`` as over a local index, the model made once per index."""
+    def _plan(
+        self, gen: _Generation, query: str, options: SearchOptions, named: Any, spanned: int
+    ) -> QueryPlan:
+        """The plan over this generation (``named``: the options' retriever, parsed): the
+        filters are its SQL condition (the plan's documents are all; the condition keeps
+        them; ``spanned`` of them), scored with the whole index's statistics; ``auto`` as
+        over a local index, the model made once per index."""
         model = (gen.manifest.get("dense") or {}).get("model")
-        named = parse_named(options.retriever)
         auto = isinstance(named, AutoSpec)
         wants = auto_fuses(model) if isinstance(named, AutoSpec) else named.needs_embedder
         embedder = None
@@ -401,7 +406,6 @@ class PgIndex:
                 if not auto:
                     raise
                 embedder = None  # (not installed: auto_retriever notes it and runs bm25)
-        spanned = self._spanned(gen) if auto or options.filters else 0
         facts = SourceFacts(spanned, int(gen.size), model, kept_statistics=False)
         statistics = options.filter_statistics if options.filters else FilterStatistics.INDEX
         return make_plan(
