@@ -367,9 +367,7 @@ def test_bm25_block_max_with_small_blocks_after_an_update_and_without_blocks(
         _same_bm25(Index.open(tmp_path / str(len(part))), url, QUERIES + COMMON, (1, 10, 50))
     assert seen["pruned"] > seen["searches"] // 2
     with connect(url) as conn:
-        conn.execute(
-            f"UPDATE {SCHEMA}.generations SET manifest = manifest - %s", (pg_bm25.BLOCKS,)
-        )
+        conn.execute(f"UPDATE {SCHEMA}.generations SET manifest = manifest - %s", (pg_bm25.BLOCKS,))
         conn.commit()
     searches = seen["searches"]
     _same_bm25(Index.open(tmp_path / str(len(sources))), url, COMMON[:2], (10,))

@@ -8,9 +8,9 @@ Layout: schema ``finchunk`` holds ``live`` (one row: the live generation) and
   card, first_chunk and chunks: the document's chunk range);
 * ``chunks`` (pos, id, doc_id, doc_pos, spans, section, page, pages, header, text, kind,
   metadata JSONB, meta_words JSONB, length: BM25's length, embedding ``vector(N)``, with an
-  HNSW index for inner product when the index is dense);
-* ``terms`` (id, term, df, idf), ``postings`` (term_id, chunk, tf, weight) and ``blockmax``
-  (term_id, block, weight, n: per block of chunks its largest weight): BM25's term
+  HNSW index for inner product when the index is dense; block: its BM25 block);
+* ``terms`` (id, term, df, idf), ``postings`` (term_id, chunk, block, tf, weight) and
+  ``blockmax`` (term_id, block, weight, n: per block of chunks its largest weight): BM25's term
   statistics. The terms, frequencies, lengths and idf are the local index's
   (:mod:`finchunk.retrieve.lexical.bm25_stats`,
   :func:`~finchunk.retrieve.lexical.bm25.okapi_idf`); each
@@ -116,6 +116,20 @@ class _Generation:
         self.manifest = manifest
         self.where = where
         self.size = int(manifest["chunks"])
+        self._kept: list[tuple[int, int]] | None = None
+
+    def kept_documents(self) -> list[tuple[int, int]]:
+        """``(first_chunk, chunks)`` of each document the filter keeps, by first chunk: read
+        once per search (how many documents it spans; BM25's kept chunk ranges), a scan of
+        the documents' metadata."""
+        if self._kept is None:
+            where, params = self.where
+            self._kept = self.query(
+                f"SELECT c.first_chunk, c.chunks FROM {{s}}.documents c WHERE {where} "
+                "ORDER BY c.first_chunk",
+                params,
+            )
+        return self._kept
 
     def query(self, template: str, params: Sequence[Any]) -> list[tuple]:
         sql = _psycopg().sql
@@ -371,7 +385,6 @@ class PgIndex:
         with self.generation(options.filters) as gen:
             self.last_generation = gen.name
             named = parse_named(options.retriever)
-            # (counted once: a scan of the documents' metadata)
             spanned = self._spanned(gen) if isinstance(named, AutoSpec) or options.filters else 0
             plan = self._plan(gen, query, options, named, spanned)
             result = SearchResult(query, plan.spec, [], list(plan.filters), list(plan.notes))
@@ -424,8 +437,9 @@ class PgIndex:
     @staticmethod
     def _spanned(gen: _Generation) -> int:
         """How many documents the search spans (those the filters keep)."""
-        where, params = gen.where
-        return int(gen.query(f"SELECT count(*) FROM {{s}}.documents c WHERE {where}", params)[0][0])
+        if gen.where[0] != "true":
+            return len(gen.kept_documents())
+        return int(gen.query("SELECT count(*) FROM {s}.documents", [])[0][0])
 
     def _document_map(self, gen: _Generation) -> DocumentMap:
         """The generation's document map, read once per generation (a search without the
