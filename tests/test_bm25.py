@@ -126,3 +126,19 @@ def test_older_parameters_read_back_with_their_floor() -> None:
     assert BM25Params.from_dict({"k1": 1.5, "b": 0.75, "epsilon": 0.25}) == LESSON_PARAMS
     stored = {"k1": 0.9, "b": 0.5, "epsilon": 0.25, "text": {}}  # a pipeline index, before
     assert BM25Params.from_dict(stored).floor_at_zero
+
+
+def test_postgresql_blocks_group_chunks_of_one_kind_of_section() -> None:
+    """PostgreSQL's BM25 blocks: chunks sorted by their innermost section's title (numbering
+    and case set aside), then length, then position, in runs of the block size."""
+    from finchunk.retrieve.backends.pg_bm25 import blocks_of
+
+    sections = [
+        ["Report A", "3. Net debt"], ["Report A", "4. Staff"], None,
+        ["Report B", "2. NET DEBT"], ["Report B", "(5) staff"], ["Report B", "2. Net debt"],
+    ]  # fmt: skip
+    lengths = np.array([9.0, 5.0, 1.0, 4.0, 5.0, 9.0])
+    # order: None (""); "net debt" by length (3, then 0 and 5 by position); "staff" (1, 4)
+    assert blocks_of(sections, lengths, 2).tolist() == [1, 2, 0, 0, 2, 1]
+    assert blocks_of(sections, lengths, 100).tolist() == [0] * 6
+    assert blocks_of([], np.zeros(0), 4).dtype == np.int32

@@ -314,7 +314,7 @@ def _force(monkeypatch, path: str) -> dict[str, int]:
         rows = query(gen, template, params)
         if template is pg_bm25._BLOCKS:
             seen["searches"] += 1
-            seen["pruned"] += len(rows) < -(-gen.size // params["B"])
+            seen["pruned"] += len(rows) < -(-gen.size // gen.manifest[pg_bm25.BLOCKS])
         return rows
 
     monkeypatch.setattr(pg_bm25, "_custom", spied)
@@ -355,7 +355,7 @@ def test_bm25_block_max_with_small_blocks_after_an_update_and_without_blocks(
     """Blocks of 4 chunks, so that block-max leaves most of them out: the same results,
     in a first generation and the next; a generation written before the block-max table
     is searched exhaustively, with the same results."""
-    from finchunk.retrieve.backends import pg_write
+    from finchunk.retrieve.backends import pg_bm25, pg_write
 
     sources, _ = corpus
     url = _new_database(server, "bm25blocks")
@@ -367,8 +367,31 @@ def test_bm25_block_max_with_small_blocks_after_an_update_and_without_blocks(
         _same_bm25(Index.open(tmp_path / str(len(part))), url, QUERIES + COMMON, (1, 10, 50))
     assert seen["pruned"] > seen["searches"] // 2
     with connect(url) as conn:
-        conn.execute(f"UPDATE {SCHEMA}.generations SET manifest = manifest - 'bm25_block'")
+        conn.execute(f"UPDATE {SCHEMA}.generations SET manifest = manifest - %s", (pg_bm25.BLOCKS,))
         conn.commit()
     searches = seen["searches"]
     _same_bm25(Index.open(tmp_path / str(len(sources))), url, COMMON[:2], (10,))
     assert seen["searches"] == searches
+
+
+def test_bm25_block_max_is_exact_however_chunks_are_grouped(
+    server, corpus, tmp_path, monkeypatch
+) -> None:
+    """Blocks of 3 chunks drawn at random (not by section, not consecutive): block-max
+    leaves most blocks out and still returns the local index's results."""
+    from finchunk.retrieve.backends import pg_write
+
+    sources, _ = corpus
+    url = _new_database(server, "bm25shuffled")
+
+    def shuffled(sections, lengths, block):
+        order = np.random.default_rng(7).permutation(len(sections))
+        return (order // block).astype(np.int32)
+
+    monkeypatch.setattr(pg_write, "BLOCK", 3)
+    monkeypatch.setattr(pg_write, "blocks_of", shuffled)
+    seen = _force(monkeypatch, "blocks")
+    build_index(sources, tmp_path / "idx", CONFIG)
+    build_pg_index(sources, url, CONFIG)
+    _same_bm25(Index.open(tmp_path / "idx"), url, QUERIES + COMMON, (1, 10, 50))
+    assert seen["pruned"] > seen["searches"] // 2

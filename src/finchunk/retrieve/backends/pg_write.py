@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from finchunk.retrieve.backends.pg_bm25 import BLOCK, BLOCKS, WEIGHTS_SQL
+from finchunk.retrieve.backends.pg_bm25 import BLOCK, BLOCKS, WEIGHTS_SQL, blocks_of
 from finchunk.retrieve.backends.pg_connect import (
     HNSW_EF_CONSTRUCTION,
     HNSW_M,
@@ -66,7 +66,7 @@ CREATE TABLE {s}.chunks (pos int PRIMARY KEY, id text NOT NULL, doc_id text NOT 
     doc_pos int NOT NULL, spans jsonb NOT NULL, section text[] NOT NULL, page int,
     pages int[] NOT NULL, header text NOT NULL, text text NOT NULL, kind text NOT NULL,
     metadata jsonb NOT NULL, meta_words jsonb NOT NULL, length float8 NOT NULL,
-    embedding {vector});
+    embedding {vector}, block int NOT NULL);
 CREATE TABLE {s}.terms (id int PRIMARY KEY, term text NOT NULL UNIQUE, df int NOT NULL,
     idf float8 NOT NULL);
 CREATE UNLOGGED TABLE {s}.stage (term_id int NOT NULL, chunk int NOT NULL, tf float8 NOT NULL);
@@ -99,18 +99,20 @@ def _copy_chunks(cur: Any, s: Any, new: Assembled) -> None:
     sql = _psycopg().sql
     cols = (
         "pos, id, doc_id, doc_pos, spans, section, page, pages, header, text, kind, metadata, "
-        "meta_words, length, embedding"
+        "meta_words, length, embedding, block"
     )
     doc_pos = {d.id: i for i, d in enumerate(new.manifest.documents)}
     words_of = {d.id: _meta_words(d.metadata) for d in new.manifest.documents}
     lengths = new.stats.lengths.tolist()
+    sections = new.chunks.column("section").to_pylist()
+    blocks = blocks_of(sections, new.stats.lengths, BLOCK).tolist()
     with cur.copy(sql.SQL(f"COPY {{}}.chunks ({cols}) FROM STDIN").format(s)) as cp:
         for pos, r in enumerate(new.chunks.to_pylist()):
             vec = None if new.vectors is None else new.vectors[pos]
             cp.write_row(
                 (pos, r["id"], r["doc_id"], doc_pos[r["doc_id"]], json.dumps(r["spans"]),
                  r["section"], r["page"], r["pages"], r["header"], r["text"], r["kind"],
-                 r["metadata"], words_of[r["doc_id"]], lengths[pos], vec)
+                 r["metadata"], words_of[r["doc_id"]], lengths[pos], vec, blocks[pos])
             )  # fmt: skip
 
 
@@ -144,7 +146,7 @@ def _copy_bm25(cur: Any, s: Any, new: Assembled, params: BM25Params) -> None:
         sql.SQL("{}.stage").format(s),
         {"term_id": stats.terms, "chunk": stats.text_of, "tf": stats.tf},
     )
-    weights = {"k1": params.k1, "b": params.b, "avgdl": stats.avg_length(), "block": BLOCK}
+    weights = {"k1": params.k1, "b": params.b, "avgdl": stats.avg_length()}
     for stmt in filter(str.strip, WEIGHTS_SQL.split(";")):
         cur.execute(sql.SQL(stmt).format(s=s), weights if "%(" in stmt else None)
 

@@ -9,9 +9,9 @@ Layout: schema ``finchunk`` holds ``live`` (one row: the live generation) and
   :mod:`finchunk.retrieve.index.layout`);
 * ``chunks`` (pos, id, doc_id, doc_pos, spans, section, page, pages, header, text, kind,
   metadata JSONB, meta_words JSONB, length: BM25's length, embedding ``vector(N)``, with an
-  HNSW index for inner product when the index is dense);
-* ``terms`` (id, term, df, idf), ``postings`` (term_id, chunk, tf, weight) and ``blockmax``
-  (term_id, block, weight, n: per block of chunks its largest weight): BM25's term
+  HNSW index for inner product when the index is dense; block: its BM25 block);
+* ``terms`` (id, term, df, idf), ``postings`` (term_id, chunk, block, tf, weight) and
+  ``blockmax`` (term_id, block, weight, n: per block of chunks its largest weight): BM25's term
   statistics. The terms, frequencies, lengths and idf are the local index's
   (:mod:`finchunk.retrieve.lexical.bm25_stats`,
   :func:`~finchunk.retrieve.lexical.bm25.okapi_idf`); each
@@ -43,7 +43,7 @@ import numpy as np
 
 from finchunk.errors import InputError
 from finchunk.records import ChunkRecord
-from finchunk.retrieve.backends.pg_bm25 import PgBM25, no_mask
+from finchunk.retrieve.backends.pg_bm25 import PgBM25
 from finchunk.retrieve.backends.pg_connect import (
     HNSW_EF_SEARCH,
     LIVE_LOCK,
@@ -55,6 +55,7 @@ from finchunk.retrieve.backends.pg_connect import (
     _safe,
     connect,
 )
+from finchunk.retrieve.backends.pg_dense import PgDense, vector_array
 from finchunk.retrieve.base import Hits
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, AutoSpec, FilterStatistics
 from finchunk.retrieve.lexical.analyzers import Analyzer
@@ -124,73 +125,24 @@ class _Generation:
         self.manifest = manifest
         self.where = where
         self.size = int(manifest["chunks"])
+        self._kept: list[tuple[int, int]] | None = None
+
+    def kept_documents(self) -> list[tuple[int, int]]:
+        """``(first_chunk, chunks)`` of each document the filter keeps, by first chunk: read
+        once per search (how many documents it spans; BM25's kept chunk ranges), a scan of
+        the documents' metadata."""
+        if self._kept is None:
+            where, params = self.where
+            self._kept = self.query(
+                f"SELECT c.first_chunk, c.chunks FROM {{s}}.documents c WHERE {where} "
+                "ORDER BY c.first_chunk",
+                params,
+            )
+        return self._kept
 
     def query(self, template: str, params: Sequence[Any]) -> list[tuple]:
         sql = _psycopg().sql
         return self.conn.execute(sql.SQL(template).format(s=self.schema), params).fetchall()
-
-
-class PgDense:
-    """Cosine (inner product of normalised vectors) in pgvector: exact, or by the HNSW index
-    searched with ``ef_search`` candidates (``hnsw`` a number)."""
-
-    def __init__(self, gen: _Generation, embedder: Embedder, hnsw: int | None) -> None:
-        self.gen = gen
-        self.embedder = embedder
-        self.hnsw = hnsw
-        self.size = gen.size
-
-    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> Hits:
-        no_mask(mask)
-        q = self.embedder.embed_queries([query])[0]
-        if self.hnsw is not None:
-            self.gen.conn.execute(f"SET LOCAL hnsw.ef_search = {max(self.hnsw, k)}")
-            self.gen.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            rows = self._nearest(q, k, "c.embedding <#> %s", False)
-            rows.sort(key=lambda r: (-r[1], r[0]))  # the index orders by distance only
-            return _hits(rows)
-        self.gen.conn.execute("SET LOCAL enable_indexscan = off")
-        limit = k + RESCORE_MARGIN
-        while True:
-            rows = self._nearest(q, limit, "c.embedding <#> %s, c.pos", True)
-            rows.sort(key=lambda r: r[0])
-            found = _rescored(rows, q, k)
-            if len(rows) < limit or min(r[1] for r in rows) < found.scores[-1] - RESCORE_GAP:
-                return found
-            limit *= 4
-
-    def _nearest(self, q: np.ndarray, limit: int, order: str, vectors: bool) -> list[tuple]:
-        where, wparams = self.gen.where
-        extra = ", c.embedding" if vectors else ""
-        return self.gen.query(
-            f"SELECT c.pos, (-(c.embedding <#> %s))::float4{extra} FROM {{s}}.chunks c "
-            f"WHERE {where} ORDER BY {order} LIMIT %s",
-            [q, *wparams, q, limit],
-        )
-
-
-#: Exact dense search: pgvector's exact scan finds the nearest ``k + margin``; their scores
-#: are computed again in float32 as the local index computes them (pgvector sums in another
-#: order: the last bit can differ, and so could the order of near-ties), fetching more while
-#: a candidate left out could be within ``RESCORE_GAP`` of the k-th.
-RESCORE_MARGIN, RESCORE_GAP = 16, 1e-4
-
-
-def _rescored(rows: list[tuple], q: np.ndarray, k: int) -> Hits:
-    """The ``k`` best of ``rows`` (position-ordered) by the local index's float32 scores."""
-    if not rows:
-        return Hits.empty()
-    positions = np.array([r[0] for r in rows], dtype=np.int64)
-    vectors = np.stack([np.asarray(_array(r[2]), dtype=np.float32) for r in rows])
-    top = Hits.top(vectors @ q, k)
-    return Hits(positions[top.positions], top.scores)
-
-
-def _hits(rows: Sequence[tuple]) -> Hits:
-    return Hits(
-        np.array([r[0] for r in rows], dtype=np.int64),
-        np.array([r[1] for r in rows], dtype=np.float32),
-    )
 
 
 class _PgSource:
@@ -264,7 +216,7 @@ class _PgCandidates:
         if not wanted:
             return np.zeros((0, self.embedder.dim), dtype=np.float32)
         rows = {r[0]: r[1] for r in self.gen.query(self._SQL, [wanted])}
-        return np.stack([np.asarray(_array(rows[p]), dtype=np.float32) for p in wanted])
+        return np.stack([np.asarray(vector_array(rows[p]), dtype=np.float32) for p in wanted])
 
 
 def document_map(gen: _Generation) -> DocumentMap:
@@ -386,9 +338,11 @@ class PgIndex:
             options = evidence_options(options)
         with self.generation(options.filters) as gen:
             self.last_generation = gen.name
-            plan = self._plan(gen, query, options)
+            named = parse_named(options.retriever)
+            spanned = self._spanned(gen) if isinstance(named, AutoSpec) or options.filters else 0
+            plan = self._plan(gen, query, options, named, spanned)
             result = SearchResult(query, plan.spec, [], list(plan.filters), list(plan.notes))
-            if options.filters and not self._spanned(gen):
+            if options.filters and not spanned:
                 result.notes.append(
                     "no document matches the filters " + ", ".join(map(str, options.filters))
                 )
@@ -425,12 +379,14 @@ class PgIndex:
             for d, title, text, meta, layout in rows
         }
 
-    def _plan(self, gen: _Generation, query: str, options: SearchOptions) -> QueryPlan:
-        """The plan over this generation: the filters are its SQL condition (the plan's
-        documents are all; the condition keeps them), scored with the whole index's
-        statistics; ``auto`` as over a local index, the model made once per index."""
+    def _plan(
+        self, gen: _Generation, query: str, options: SearchOptions, named: Any, spanned: int
+    ) -> QueryPlan:
+        """The plan over this generation (``named``: the options' retriever, parsed): the
+        filters are its SQL condition (the plan's documents are all; the condition keeps
+        them; ``spanned`` of them), scored with the whole index's statistics; ``auto`` as
+        over a local index, the model made once per index."""
         model = (gen.manifest.get("dense") or {}).get("model")
-        named = parse_named(options.retriever)
         auto = isinstance(named, AutoSpec)
         wants = auto_fuses(model) if isinstance(named, AutoSpec) else named.needs_embedder
         embedder = None
@@ -441,7 +397,6 @@ class PgIndex:
                 if not auto:
                     raise
                 embedder = None  # (not installed: auto_retriever notes it and runs bm25)
-        spanned = self._spanned(gen) if auto or options.filters else 0
         facts = SourceFacts(spanned, int(gen.size), model, kept_statistics=False)
         statistics = options.filter_statistics if options.filters else FilterStatistics.INDEX
         return make_plan(
@@ -461,8 +416,9 @@ class PgIndex:
     @staticmethod
     def _spanned(gen: _Generation) -> int:
         """How many documents the search spans (those the filters keep)."""
-        where, params = gen.where
-        return int(gen.query(f"SELECT count(*) FROM {{s}}.documents c WHERE {where}", params)[0][0])
+        if gen.where[0] != "true":
+            return len(gen.kept_documents())
+        return int(gen.query("SELECT count(*) FROM {s}.documents", [])[0][0])
 
     def _document_map(self, gen: _Generation) -> DocumentMap:
         """The generation's document map, read once per generation (a search without the
@@ -484,8 +440,3 @@ class PgIndex:
             title = r[10] if r[10] is not None else record.doc_id
             out.append(Hit(rank, record, title, float(score), tuple(r[11] or ())))
         return out
-
-
-def _array(value: Any) -> Any:
-    """A pgvector value as numpy (pgvector's ``Vector`` or an array already)."""
-    return value.to_numpy() if hasattr(value, "to_numpy") else value
