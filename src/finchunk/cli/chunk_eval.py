@@ -252,22 +252,12 @@ def _ranked_report(
 def _show_report(report: dict[str, Any], out: Path | None, as_json: bool) -> None:
     """The tables on stdout, or (``--json``) the report as JSON on stdout and the notes on
     stderr; the report written to ``out`` when given."""
-    from finchunk.cli.render import print_alignment, print_eval_tables
-    from finchunk.files import json_text, write_json
+    from finchunk.cli.render import show_report
+    from finchunk.evaluate.report import eval_shown
     from finchunk.retrieve.query.retriever import fusion_warnings
 
-    said = err_console if as_json else console
-    if as_json:
-        typer.echo(json_text(report))
-    else:
-        if "alignment" in report:
-            print_alignment(console, report["alignment"])
-        print_eval_tables(console, report)
-    for line in fusion_warnings(report["results"]):
-        said.print(f"[yellow]note:[/] {line}")
-    if out:
-        write_json(out, report)
-        said.print(f"report → {out}")
+    notes = fusion_warnings(report["results"])
+    show_report(report, [] if as_json else eval_shown(report), out, as_json, notes)
 
 
 QuestionsOpt = Annotated[Path | None, typer.Option(help=QUESTIONS_HELP)]
