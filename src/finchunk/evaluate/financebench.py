@@ -305,7 +305,7 @@ class BenchConfig:
     #: (:mod:`finchunk.retrieve.query.deliver`).
     delivery: Delivery = AS_RANKED
     #: Character budgets to score every run at (whole chunks stopping or packing, and
-    #: evidence delivery: :func:`finchunk.evaluate.harness.run_budget_rows`).
+    #: evidence delivery: :func:`finchunk.evaluate.report.run_budget_rows`).
     budgets: tuple[int, ...] = ()
 
 
