@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
@@ -98,12 +98,7 @@ def run_budget_rows(
             rows.append(budget_row(gold, chars, "evidence", per))
         for skip in (False, True):
             cut = Budget(chars, skip)
-            ms = (
-                Recall(cut, threshold),
-                Complete(cut, threshold),
-                Delivered(cut),
-                Chars(cut),
-            )
+            ms = (Recall(cut, threshold), Complete(cut, threshold), Delivered(cut), Chars(cut))
             s = score(run, gold, ms)
             per = {}
             for g in gold:
@@ -249,11 +244,7 @@ def recall_by_k_table(report: Mapping[str, Any]) -> ReportTable:
         for r in report["results"]
     ]
     wide = table(title, ("variant", *(f"k={k}" for k in ks)), cells)
-    return _with_long(wide, long_table(title, ("variant", "k", "recall", "chars"), long))
-
-
-def _with_long(wide: ReportTable, long: ReportTable) -> ReportTable:
-    return ReportTable(wide.title, wide.columns, wide.rows, wide.right, long, wide.caption)
+    return replace(wide, long=long_table(title, ("variant", "k", "recall", "chars"), long))
 
 
 def by_type_table(report: Mapping[str, Any], k: int) -> ReportTable | None:
@@ -276,7 +267,7 @@ def by_type_table(report: Mapping[str, Any], k: int) -> ReportTable | None:
         ((variant_label(r), r["type"], str(r["questions"]), f"{r['recall']:.3f}") for r in rows),
         key=lambda row: (order[row[0]], row[1]),
     )
-    return _with_long(wide, long_table(title, ("variant", "type", "n", "recall"), long))
+    return replace(wide, long=long_table(title, ("variant", "type", "n", "recall"), long))
 
 
 def chunks_table(report: Mapping[str, Any], first: str = "variant") -> ReportTable:
@@ -311,9 +302,26 @@ def budgets_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
     return table("Recall within a character budget (chunks, chars delivered)", columns, cells)
 
 
+def _better_worse(r: Mapping[str, Any]) -> str:
+    """Questions better and worse than the first variant, ``~`` when within the noise."""
+    return f"+{r['wins']}/−{r['losses']}{' ~' if r['within_noise'] else ''}"
+
+
+def versus_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable | None:
+    """Each variant against the first (``finchunk eval``'s ``comparisons``): the measure's
+    means, questions better and worse."""
+    if not rows:
+        return None
+    first = rows[0]
+    cells = [(r["b"], f"{r['mean_a']:.3f} → {r['mean_b']:.3f}", _better_worse(r)) for r in rows]
+    title = f"Against {first['a']}, per question (~: 95 % interval holds 0)"
+    return table(title, ("variant", first["measure"], "better/worse"), cells)
+
+
 def eval_shown(report: Mapping[str, Any]) -> Shown:
     """What ``finchunk eval`` prints: the quotes aligned (quote gold), the corpus, recall by
-    k, recall by question type at k = 5 (or the largest k), chunks, budgets."""
+    k, recall by question type at k = 5 (or the largest k), each variant against the first
+    (as ``bench financebench`` shows its retrievers), chunks, budgets."""
     shown: Shown = []
     if "alignment" in report:
         a = report["alignment"]
@@ -333,6 +341,9 @@ def eval_shown(report: Mapping[str, Any]) -> Shown:
     by_type = by_type_table(report, 5 if 5 in ks else ks[-1]) if ks else None
     if by_type is not None:
         shown.append(by_type)
+    versus = versus_table(report.get("comparisons") or [])
+    if versus is not None:
+        shown.append(versus)
     shown.append(chunks_table(report))
     if report.get("budgets"):
         shown.append(budgets_table(report["budgets"]))
@@ -389,7 +400,7 @@ def results_table(
         )
     cols = ("strategy", "retriever", f"acc@{lo}", f"acc@{hi}", f"pages@{hi}", f"evid@{hi}")
     wide = table(f"FinanceBench, scope={scope}", (*cols, f"chars@{hi}", "paper@10"), cells, 2)
-    return _with_long(wide, _results_long(rows, scope, {lo, hi}))
+    return replace(wide, long=_results_long(rows, scope, {lo, hi}))
 
 
 def _results_long(rows: Sequence[Mapping[str, Any]], scope: str, shown: set[int]) -> ReportTable:
@@ -426,7 +437,7 @@ def comparisons_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable | None:
             str(r["k"]),
             r["b"],
             f"{100 * r['mean_a']:.1f} → {100 * r['mean_b']:.1f} %",
-            f"+{r['wins']}/−{r['losses']}{' ~' if r['within_noise'] else ''}",
+            _better_worse(r),
         )
         for r in rows
     ]
