@@ -1,16 +1,12 @@
 """The report of both evaluation harnesses, ``finchunk eval`` (:mod:`~finchunk.evaluate.harness`)
-and ``finchunk bench financebench`` (:mod:`~finchunk.evaluate.financebench`): its rows, and the
-tables and lines they are shown in.
+and ``finchunk bench financebench`` (:mod:`~finchunk.evaluate.financebench`).
 
-Rows (``--json`` writes them as they are): a run's measures at a k (:func:`means`), chunk
-counts (:func:`chunk_row`), a variant against the first (:func:`comparison_row`), recall
-within character budgets (:func:`run_budget_rows`).
-
+Rows (``--json`` writes them as they are): measures at a k (:func:`means`), chunk counts,
+a variant against the first, recall within character budgets (:func:`run_budget_rows`).
 Shown: :func:`eval_shown` and :func:`bench_shown` lay a report out as lines and
-:class:`ReportTable` values (title, columns, cells as text, and the long format to print when
-the wide one does not fit the terminal), which the CLI draws with rich
-(:mod:`finchunk.cli.render`); :func:`markdown_table` writes rows as Markdown (the demo's
-``report.md``). Nothing here imports rich.
+:class:`ReportTable` values (cells as text, and the long format for a narrow terminal) that
+the CLI draws with rich (:mod:`finchunk.cli.render`); :func:`markdown_table` writes rows as
+Markdown (the demo's ``report.md``). Nothing here imports rich.
 """
 
 from __future__ import annotations
