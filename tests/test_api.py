@@ -167,9 +167,15 @@ def _same(api: Any, cli: Any) -> bool:
                 "budget",
                 "auto_filter",
                 "filter_statistics",
+                "evidence",
+                "budget_tokens",
             },
         ),  # fmt: skip
-        (finchunk.api.ask, cli_retrieve.ask_cmd, {"index", "facts", "as_of", "k", "retriever"}),
+        (
+            finchunk.api.ask,
+            cli_retrieve.ask_cmd,
+            {"index", "facts", "as_of", "k", "retriever", "budget", "budget_tokens", "evidence"},
+        ),
         (
             finchunk.api.evaluate,
             cli_chunk.eval_cmd,

@@ -49,6 +49,7 @@ def _same_index(a: Index, b: Index) -> None:
     for col in ("id", "doc_id", "spans", "text", "section", "pages", "header", "metadata"):
         assert a.chunks.column(col).to_pylist() == b.chunks.column(col).to_pylist(), col
     assert a.document_rows() == b.document_rows()
+    assert all(r["layout"] for r in a.document_rows().values())  # what evidence delivery cuts
     assert np.array_equal(np.asarray(a.source.vectors()), np.asarray(b.source.vectors()))
     for q in QUERIES:
         la, lb = a.source.lexical(), b.source.lexical()

@@ -187,7 +187,9 @@ def test_search_evidence_cli(tmp_path) -> None:
     assert out.exit_code == 0, out.output
     assert "9.870 personas" in out.stdout and "[informe_ejemplo @" in out.stdout
     data = json.loads(runner.invoke(app, [*args, "--budget-tokens", "80", "--json"]).stdout)
-    assert data["unit"] == "tokens" and data["blocks"][0]["pieces"][0]["citation"]
+    ev = data["evidence"]
+    assert ev["unit"] == "tokens" and ev["blocks"][0]["pieces"][0]["citation"]
+    assert ev["size"] <= 80 and "9.870 personas" in ev["text"]
     bad = runner.invoke(app, ["search", str(tmp_path), "x", "--budget-tokens", "80"])
     assert bad.exit_code != 0 and "--budget-tokens" in bad.output
 

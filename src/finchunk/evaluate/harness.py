@@ -80,7 +80,8 @@ class EvalSettings:
     filled to k as the lesson's BM25 delivers; ``delivery``: distinct pages or documents, a
     slot per entity, a delivery budget (:mod:`finchunk.retrieve.query.deliver`); ``budgets``:
     character budgets to score every run at, stopping at the first chunk that does not fit
-    and packing (skipping it), in ``report["budgets"]``; ``filter_policy``: which fields
+    and packing (skipping it), in ``report["budgets"]`` (``budget_tokens``: the same in
+    cl100k tokens, rows with ``"unit": "tokens"``); ``filter_policy``: which fields
     and years the automatic filter uses (default: every field, every year named);
     ``filter_statistics``: whether a question the filter narrows is scored with the
     statistics of the documents kept (an index of their own, the default) or the corpus's.
@@ -95,16 +96,19 @@ class EvalSettings:
     filter_policy: AutoFilterPolicy | None = None
     filter_statistics: FilterStatistics = FilterStatistics.KEPT
     evidence: bool = True  # score evidence delivery at every budget too
+    budget_tokens: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if not 0 < self.threshold <= 1:
             raise InputError(f"--threshold must be in (0, 1], got {self.threshold}")
         if any(b < 1 for b in self.budgets):
             raise InputError(f"budgets must be positive numbers of characters: {self.budgets}")
+        if any(b < 1 for b in self.budget_tokens):
+            raise InputError(f"budgets must be positive numbers of tokens: {self.budget_tokens}")
 
     def depth(self, ks: Sequence[int]) -> int:
         """How deep runs rank: the largest k, deeper when budgets are scored."""
-        return max(max(ks), BUDGET_DEPTH) if self.budgets else max(ks)
+        return max(max(ks), BUDGET_DEPTH) if self.budgets or self.budget_tokens else max(ks)
 
 
 #: Rank depth when budgets are scored (enough chunks to fill any sensible context budget).
@@ -302,7 +306,9 @@ def budget_rows(
 ) -> list[dict[str, Any]]:
     """:func:`~finchunk.evaluate.report.run_budget_rows` of a variant's run."""
     texts = dict(zip((c.id for c in vr.chunks), vr.texts, strict=True))
-    rows = run_budget_rows(vr.run, texts, gold, settings.budgets, settings.threshold, evidence)
+    rows = run_budget_rows(
+        vr.run, texts, gold, settings.budgets, settings.threshold, evidence, settings.budget_tokens
+    )
     return [{**_variant_keys(vr.variant), **r} for r in rows]
 
 
@@ -342,9 +348,10 @@ class EvidenceRun:
             {q.id: named.entities(q.text) for q in corpus.answerable} if named else None,
         )
 
-    def delivered(self, run: Run, qid: str, budget: int) -> Any:
-        """Evidence for the question within ``budget``; a question naming several issuers
-        gets a slot per issuer (its ranking split by their documents, taking turns)."""
+    def delivered(self, run: Run, qid: str, budget: int, tokens: bool = False) -> Any:
+        """Evidence for the question within ``budget`` (cl100k tokens with ``tokens``); a
+        question naming several issuers gets a slot per issuer (its ranking split by their
+        documents, taking turns)."""
         from finchunk.retrieve.query.evidence import deliver_evidence
         from finchunk.retrieve.query.evidence_units import Hit, split_by_entity
         from finchunk.retrieve.query.need import information_need
@@ -353,14 +360,14 @@ class EvidenceRun:
         groups = split_by_entity(hits, self.entities.get(qid, ()))
         need = information_need(self.texts[qid]).text  # what the plan searches for
         return deliver_evidence(
-            need, groups, self.documents, budget, cache=self.cache, index=self.index
+            need, groups, self.documents, budget, tokens=tokens, cache=self.cache, index=self.index
         )
 
-    def per_query(self, run: Run, gold: GoldSet, budget: int) -> PerQuery:
+    def per_query(self, run: Run, gold: GoldSet, budget: int, tokens: bool = False) -> PerQuery:
         """Per question: :data:`~finchunk.evaluate.report.PerQuery`."""
         out: PerQuery = {}
         for g in gold:
-            ev = self.delivered(run, g.id, budget)
+            ev = self.delivered(run, g.id, budget, tokens)
             found = count_retrieved(ev.pieces, g, self.threshold)
             text = ev.text()
             answer = self.answers.get(g.id)
@@ -403,7 +410,7 @@ def evaluate_runs(
         report["by_type"].extend(by_type)
         keys = {"strategy": v.strategy, "header": v.header}
         report["chunks"].append(chunk_row(keys, vr.texts))
-        if settings.budgets:
+        if settings.budgets or settings.budget_tokens:
             if settings.evidence and evidence is None:  # the units: cut and indexed once
                 evidence = EvidenceRun.of_corpus(corpus, settings.threshold)
             report.setdefault("budgets", []).extend(budget_rows(vr, gold, settings, evidence))

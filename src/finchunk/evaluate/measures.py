@@ -32,7 +32,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import fmean
 from types import MappingProxyType
 from typing import Protocol
@@ -131,11 +131,45 @@ class Budget:
         return f"{self.chars}c" + ("+skip" if self.skip else "")
 
 
-Cut = int | Budget
+@dataclass(frozen=True, slots=True)
+class TokenBudget:
+    """:class:`Budget` in cl100k tokens: ``counts`` gives each chunk's tokens by chunk id
+    (:func:`token_counts`)."""
+
+    tokens: int
+    skip: bool = False
+    counts: Mapping[str, int] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def apply(self, ranking: Sequence[ScoredChunk]) -> list[ScoredChunk]:
+        out: list[ScoredChunk] = []
+        spent = 0
+        for c in ranking:
+            n = self.counts[c.chunk_id]
+            if spent + n > self.tokens:
+                if self.skip:
+                    continue
+                break
+            out.append(c)
+            spent += n
+        return out
+
+    def __str__(self) -> str:
+        return f"{self.tokens}t" + ("+skip" if self.skip else "")
+
+
+def token_counts(run: Run, texts: Mapping[str, str]) -> dict[str, int]:
+    """The cl100k tokens of the delivered text of every chunk ``run`` ranks."""
+    from finchunk.retrieve.query.evidence_units import cl100k_tokens
+
+    ids = {c.chunk_id for q in run.rankings.values() for c in q}
+    return {i: cl100k_tokens(texts[i]) for i in ids}
+
+
+Cut = int | Budget | TokenBudget
 
 
 def cut(ranking: Sequence[ScoredChunk], at: Cut) -> Sequence[ScoredChunk]:
-    return at.apply(ranking) if isinstance(at, Budget) else ranking[:at]
+    return ranking[:at] if isinstance(at, int) else at.apply(ranking)
 
 
 # --- measures --------------------------------------------------------------------------------
@@ -162,7 +196,7 @@ class Judged:
 
     def retrieved(self, at: Cut, threshold: float) -> int:
         """Evidence items retrieved by the chunks ``at`` cuts."""
-        if isinstance(at, Budget):
+        if not isinstance(at, int):
             return count_retrieved(at.apply(self.ranking), self.gold, threshold)
         return sum(1 for r in self.first_ranks(threshold) if 0 < r <= at)
 

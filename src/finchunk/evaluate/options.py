@@ -83,6 +83,11 @@ def parse_list(spec: str, convert: Callable[[str], T], option: str) -> list[T]:
     return [convert(s) for s in items]
 
 
+def budget_list(given: str | None, flag: str) -> tuple[int, ...]:
+    """A ``--budget``/``--budget-tokens`` list (``800,1200``), or none."""
+    return tuple(parse_list(given, positive_int(flag), flag)) if given else ()
+
+
 def eval_variants(
     strategies: str,
     header: HeaderMode,
@@ -154,13 +159,21 @@ def eval_settings(
     per_entity: bool,
     budget: str | None,
     statistics: FilterStatistics = FilterStatistics.KEPT,
+    budget_tokens: str | None = None,
 ) -> EvalSettings:
-    """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list)."""
+    """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list,
+    ``budget_tokens`` the ``--budget-tokens`` one)."""
     from finchunk.evaluate.harness import EvalSettings
     from finchunk.retrieve.query.deliver import Delivery
 
-    budgets = tuple(parse_list(budget, positive_int("--budget"), "--budget")) if budget else ()
     delivery = Delivery(distinct, per_entity)
     return EvalSettings(
-        scope, auto_filter, pad, delivery, threshold, budgets, filter_statistics=statistics
+        scope,
+        auto_filter,
+        pad,
+        delivery,
+        threshold,
+        budget_list(budget, "--budget"),
+        filter_statistics=statistics,
+        budget_tokens=budget_list(budget_tokens, "--budget-tokens"),
     )

@@ -74,7 +74,7 @@ def recall_vs_budget(rows: list[dict[str, Any]], path: Path, title: str) -> Path
     plt = _pyplot()
     series: dict[tuple[str, str], list[tuple[int, float]]] = defaultdict(list)
     for r in rows:
-        if r["packing"] in ("skip", "evidence"):
+        if r["packing"] in ("skip", "evidence") and r.get("unit", "chars") == "chars":
             series[(r["packing"], _label(r))].append((r["budget"], r["recall"]))
     labels = list(dict.fromkeys(label for _, label in series))
     colours = {label: f"C{i % 10}" for i, label in enumerate(labels)}

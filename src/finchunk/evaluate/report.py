@@ -2,7 +2,7 @@
 and ``finchunk bench financebench`` (:mod:`~finchunk.evaluate.financebench`).
 
 Rows (``--json`` writes them as they are): measures at a k (:func:`means`), chunk counts,
-a variant against the first, recall within character budgets (:func:`run_budget_rows`).
+a variant against the first, recall within budgets (:func:`run_budget_rows`).
 Shown: :func:`eval_shown` and :func:`bench_shown` lay a report out as lines and
 :class:`ReportTable` values (cells as text, and the long format for a narrow terminal) that
 the CLI draws with rich (:mod:`finchunk.cli.render`); :func:`markdown_table` writes rows as
@@ -27,9 +27,11 @@ from finchunk.evaluate.measures import (
     Measure,
     Recall,
     Scores,
+    TokenBudget,
     answer_found,
     compare,
     score,
+    token_counts,
 )
 from finchunk.evaluate.runs import Run
 
@@ -80,20 +82,24 @@ def run_budget_rows(
     budgets: Sequence[int],
     threshold: float = DEFAULT_THRESHOLD,
     evidence: EvidenceRun | None = None,
+    budget_tokens: Sequence[int] = (),
 ) -> list[Row]:
     """Per budget: recall, chunks and characters delivered when delivery stops at the first
     chunk that does not fit, when it packs (skips it and goes on), and (given ``evidence``)
     when it delivers evidence units (:mod:`finchunk.retrieve.query.evidence`; ``chunks`` are then
     pieces); each with recall by question type and, where the questions' answers are known,
-    answer-bearing recall (:func:`~finchunk.evaluate.measures.answer_found`)."""
+    answer-bearing recall (:func:`~finchunk.evaluate.measures.answer_found`).
+    ``budget_tokens``: budgets in cl100k tokens, scored the same ways (rows with ``"unit":
+    "tokens"``; ``chars`` is still the characters delivered)."""
     rows = []
     answers = evidence.answers if evidence is not None else {}
-    for chars in budgets:
+    counts = token_counts(run, texts) if budget_tokens else {}
+    for chars, tokens in [*((b, False) for b in budgets), *((b, True) for b in budget_tokens)]:
         if evidence is not None:
-            per = evidence.per_query(run, gold, chars)
-            rows.append(budget_row(gold, chars, "evidence", per))
+            per = evidence.per_query(run, gold, chars, tokens)
+            rows.append(budget_row(gold, chars, "evidence", per, tokens))
         for skip in (False, True):
-            cut = Budget(chars, skip)
+            cut = TokenBudget(chars, skip, counts) if tokens else Budget(chars, skip)
             ms = (Recall(cut, threshold), Complete(cut, threshold), Delivered(cut), Chars(cut))
             s = score(run, gold, ms)
             per = {}
@@ -104,15 +110,19 @@ def run_budget_rows(
                     found = answer_found(answers[g.id], delivered)
                 got = tuple(s.per_query[m][g.id] for m in ms)
                 per[g.id] = (*got, found)
-            rows.append(budget_row(gold, chars, "skip" if skip else "stop", per))
+            rows.append(budget_row(gold, chars, "skip" if skip else "stop", per, tokens))
     return rows
 
 
-def budget_row(gold: GoldSet, budget: int, packing: str, per: PerQuery) -> Row:
-    """One budget row from per-question values (:data:`PerQuery`)."""
+def budget_row(
+    gold: GoldSet, budget: int, packing: str, per: PerQuery, tokens: bool = False
+) -> Row:
+    """One budget row from per-question values (:data:`PerQuery`), in ``"unit"`` ``tokens``
+    (cl100k) with ``tokens``, else ``chars``."""
     values = list(per.values()) or [(0.0, 0.0, 0.0, 0.0, None)]
     row = {
         "budget": budget,
+        "unit": "tokens" if tokens else "chars",
         "packing": packing,
         "recall": round(fmean(v[0] for v in values), 4),
         "complete": round(fmean(v[1] for v in values), 4),
@@ -275,27 +285,21 @@ def chunks_table(report: Mapping[str, Any], first: str = "variant") -> ReportTab
 
 
 def budgets_table(rows: Sequence[Mapping[str, Any]]) -> ReportTable:
-    """Recall within each character budget, stopping at the first chunk that does not fit,
-    packing (skipping it), and delivering evidence units
-    (:mod:`finchunk.retrieve.query.evidence`)."""
+    """Recall within each budget (characters or cl100k tokens, the row's ``unit``), stopping
+    at the first chunk that does not fit, packing (skipping it), and delivering evidence
+    units (:mod:`finchunk.retrieve.query.evidence`)."""
     evidence = any(r["packing"] == "evidence" for r in rows)
     packings = ("stop", "skip", "evidence") if evidence else ("stop", "skip")
-    grid: dict[tuple[str, int], dict[str, Mapping[str, Any]]] = defaultdict(dict)
+    grid: dict[tuple[str, int, str], dict[str, Mapping[str, Any]]] = defaultdict(dict)
     for r in rows:
-        grid[(variant_label(r), r["budget"])][r["packing"]] = r
+        grid[(variant_label(r), r["budget"], r.get("unit", "chars"))][r["packing"]] = r
+    cell = "{0[recall]:.3f} ({0[chunks]:.1f}, {0[chars]:.0f})".format
     cells = [
-        (
-            label,
-            f"{budget:,}",
-            *(
-                f"{by[p]['recall']:.3f} ({by[p]['chunks']:.1f}, {by[p]['chars']:.0f})"
-                for p in packings
-            ),
-        )
-        for (label, budget), by in grid.items()
+        (label, f"{budget:,} {unit}", *(cell(by[p]) for p in packings))
+        for (label, budget, unit), by in grid.items()
     ]
     columns = ("variant", "budget", "stop", "pack", *(("evidence",) if evidence else ()))
-    return table("Recall within a character budget (chunks, chars delivered)", columns, cells)
+    return table("Recall within a budget (chunks, chars delivered)", columns, cells)
 
 
 def _better_worse(r: Mapping[str, Any]) -> str:

@@ -61,7 +61,7 @@ _TABLES = """
 CREATE TABLE {s}.documents (pos int PRIMARY KEY, id text NOT NULL UNIQUE, title text,
     source text, sha256 text, text text NOT NULL, metadata jsonb NOT NULL,
     meta_words jsonb NOT NULL, card text NOT NULL, first_chunk int NOT NULL,
-    chunks int NOT NULL);
+    chunks int NOT NULL, layout text NOT NULL);
 CREATE TABLE {s}.chunks (pos int PRIMARY KEY, id text NOT NULL, doc_id text NOT NULL,
     doc_pos int NOT NULL, spans jsonb NOT NULL, section text[] NOT NULL, page int,
     pages int[] NOT NULL, header text NOT NULL, text text NOT NULL, kind text NOT NULL,
@@ -79,7 +79,10 @@ def _meta_words(meta: dict[str, str]) -> str:
 
 def _copy_documents(cur: Any, s: Any, new: Assembled) -> None:
     sql = _psycopg().sql
-    cols = "pos, id, title, source, sha256, text, metadata, meta_words, card, first_chunk, chunks"
+    cols = (
+        "pos, id, title, source, sha256, text, metadata, meta_words, card, first_chunk, chunks, "
+        "layout"
+    )
     with cur.copy(sql.SQL(f"COPY {{}}.documents ({cols}) FROM STDIN").format(s)) as cp:
         for pos, (row, entry) in enumerate(
             zip(new.docs.to_pylist(), new.manifest.documents, strict=True)
@@ -88,7 +91,7 @@ def _copy_documents(cur: Any, s: Any, new: Assembled) -> None:
             cp.write_row(
                 (pos, row["id"], row["title"], row["source"], row["sha256"], row["text"],
                  json.dumps(meta, ensure_ascii=False), _meta_words(meta), entry.card,
-                 entry.first_chunk, entry.chunks)
+                 entry.first_chunk, entry.chunks, row["layout"])
             )  # fmt: skip
 
 

@@ -5,7 +5,8 @@ Layout: schema ``finchunk`` holds ``live`` (one row: the live generation) and
 ``finchunk_g000002``, with
 
 * ``documents`` (pos, id, title, source, sha256, text, metadata JSONB, meta_words JSONB,
-  card, first_chunk and chunks: the document's chunk range);
+  card, first_chunk and chunks: the document's chunk range, layout: its elements and pages,
+  :mod:`finchunk.retrieve.index.layout`);
 * ``chunks`` (pos, id, doc_id, doc_pos, spans, section, page, pages, header, text, kind,
   metadata JSONB, meta_words JSONB, length: BM25's length, embedding ``vector(N)``, with an
   HNSW index for inner product when the index is dense);
@@ -67,7 +68,14 @@ from finchunk.retrieve.query.retriever import (
     make_retriever,
     parse_named,
 )
-from finchunk.retrieve.query.search import Hit, SearchOptions, SearchResult, check_query
+from finchunk.retrieve.query.search import (
+    Hit,
+    SearchOptions,
+    SearchResult,
+    check_query,
+    deliver_ranked,
+    evidence_options,
+)
 
 if TYPE_CHECKING:
     from finchunk.retrieve.query.cards import DocumentMap
@@ -361,13 +369,21 @@ class PgIndex:
     def search(self, query: str, options: SearchOptions | None = None) -> SearchResult:
         """As :func:`finchunk.retrieve.query.search.search` over the local index: the same hits,
         scores and citations (plain delivery, explicit filters): the question's query plan
-        (:mod:`finchunk.retrieve.query.plan`), made and run as over a local index."""
+        (:mod:`finchunk.retrieve.query.plan`), made and run as over a local index. With
+        evidence delivery (``options.delivery.evidence``) the same evidence as the local
+        index delivers, cut from the documents' stored layout
+        (:func:`~finchunk.retrieve.query.search.deliver_ranked`); a question naming several
+        issuers gets no slot per issuer here (that needs a local index's metadata)."""
         options = options or SearchOptions()
         check_query(query, options.k)
-        if options.auto_filter or not options.delivery.plain:
+        evidence = options.delivery.evidence
+        if options.auto_filter or not (options.delivery.plain or evidence):
             raise InputError(
-                "--auto-filter, --distinct, --per-entity and --budget need a local index"
+                "--auto-filter, --distinct, --per-entity and --budget need a local index "
+                "(--evidence --budget works here)"
             )
+        if evidence:
+            options = evidence_options(options)
         with self.generation(options.filters) as gen:
             self.last_generation = gen.name
             plan = self._plan(gen, query, options)
@@ -376,14 +392,38 @@ class PgIndex:
                 result.notes.append(
                     "no document matches the filters " + ", ".join(map(str, options.filters))
                 )
+                if evidence:
+                    deliver_ranked(result, plan, [], [], {})
                 return result
             ranked = run_plan(plan, _PgPlanSource(self, gen))
+            if evidence:
+                records = [h.record for h in self._hits(gen, ranked)]
+                documents = self._stored_documents(gen, [r.doc_id for r in records])
+                deliver_ranked(result, plan, records, ranked.scores.tolist(), documents)
+                return result
             result.hits = self._hits(gen, ranked)
         if len(ranked) < options.k:
             result.notes.append(
                 f"{len(ranked)} of k={options.k}: no other chunk matches the question"
             )
         return result
+
+    def _stored_documents(self, gen: _Generation, doc_ids: Sequence[str]) -> dict[str, Any]:
+        """The documents ``doc_ids`` as the build chunked them (their stored layout)."""
+        from finchunk.retrieve.index.layout import stored_document
+
+        wanted = list(dict.fromkeys(doc_ids))
+        if not wanted:
+            return {}
+        rows = gen.query(
+            "SELECT id, title, text, metadata::text, layout FROM {s}.documents WHERE id = ANY(%s)",
+            [wanted],
+        )
+        where = f"{_safe(self.url)} {gen.name}.documents"
+        return {
+            d: stored_document(d, text, title or "", json.loads(meta), layout, where)
+            for d, title, text, meta, layout in rows
+        }
 
     def _plan(self, gen: _Generation, query: str, options: SearchOptions) -> QueryPlan:
         """The plan over this generation: the filters are its SQL condition (the plan's
@@ -412,6 +452,7 @@ class PgIndex:
             filters=options.filters,
             docs=() if options.filters and not spanned else None,
             statistics=statistics,
+            delivery=options.delivery,
             embedder=embedder,
             reranker=options.reranker,
             instructions=options.instructions,

@@ -32,7 +32,9 @@ from finchunk.retrieve.index.segments import (
 from finchunk.retrieve.lexical.bm25 import BM25Params
 
 #: 3: each segment holds its documents' card postings (``cards/``), each entry its card.
-FORMAT = 3
+#: 4: each documents row holds its document's layout (elements and pages) for evidence
+#: delivery (:mod:`finchunk.retrieve.index.layout`).
+FORMAT = 4
 CURRENT = "CURRENT"
 MANIFEST = "manifest.json"
 LIVE_DF = "live_df"

@@ -23,6 +23,7 @@ from finchunk.retrieve.index.config import (
     Progress,
     load_or_skip,
 )
+from finchunk.retrieve.index.layout import document_layout
 from finchunk.retrieve.index.manifest import (
     DocEntry,
 )
@@ -126,6 +127,7 @@ def _doc_row(doc: Document, src: Source, meta: dict[str, str]) -> dict[str, Any]
         "sha256": src.sha256,
         "text": doc.text,
         "metadata": metadata_json(meta),
+        "layout": document_layout(doc),
     }
 
 

@@ -58,6 +58,8 @@ DOC_SCHEMA = pa.schema(
         ("sha256", pa.string()),
         ("text", pa.string()),
         ("metadata", pa.string()),
+        # elements and pages (finchunk.retrieve.index.layout): evidence delivery's units
+        ("layout", pa.string()),
     ]
 )
 

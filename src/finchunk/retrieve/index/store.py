@@ -14,7 +14,8 @@ Layout (every file inspectable with ordinary tools)::
     IDX/s000001/                  a segment (:mod:`finchunk.retrieve.index.segments`), immutable:
       chunks.parquet              chunk records (:data:`finchunk.records.CHUNK_SCHEMA`)
       documents.parquet           id, title, source, sha256, text, metadata: citations
-                                  resolve against the stored text
+                                  resolve against the stored text; layout: elements and
+                                  pages (:mod:`finchunk.retrieve.index.layout`)
       bm25/                       BM25 postings (:mod:`finchunk.retrieve.lexical.postings`): sorted
                                   terms, varint postings, lengths; memory-mapped
       cards/                      BM25 postings of the documents' cards, one per documents row
@@ -30,6 +31,7 @@ A build killed at any point leaves ``CURRENT`` naming a complete generation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -38,6 +40,7 @@ import numpy as np
 import pyarrow as pa
 
 from finchunk.errors import DamagedIndexError, InputError
+from finchunk.model import Document
 from finchunk.records import CHUNK_SCHEMA, ChunkRecord
 from finchunk.retrieve.index.locks import GenerationHold, hold_live
 from finchunk.retrieve.index.locks import IndexBusyError as IndexBusyError  # its home before locks
@@ -263,6 +266,44 @@ class Index(Snapshot):
         g = gather[positions]
         seg = np.searchsorted(ends, g, side="right")
         return seg, g - (ends - sizes)[seg]
+
+    def records_at(self, positions: np.ndarray) -> list[ChunkRecord]:
+        """The records of the chunks at ``positions``, in that order (only their row groups
+        read, one read per segment)."""
+        if "chunks" in self.__dict__:
+            return [self.chunk(i) for i in np.asarray(positions).tolist()]
+        names = list(self.header.segments)
+        seg, rows = self._locate(np.asarray(positions, dtype=np.int64))
+        out: list[ChunkRecord | None] = [None] * len(seg)
+        for k in sorted(set(seg.tolist())):
+            at = np.flatnonzero(seg == k)
+            table = read_rows(self.root / names[k] / CHUNKS, rows[at])
+            for i, row in zip(at.tolist(), table.to_pylist(), strict=True):
+                out[i] = ChunkRecord.from_row(row)
+        return out  # type: ignore[return-value]
+
+    def documents(self, doc_ids: Sequence[str]) -> dict[str, Document]:
+        """The documents ``doc_ids`` as the build chunked them (text, title, metadata,
+        elements and pages: :func:`~finchunk.retrieve.index.layout.stored_document`), each
+        segment's rows read once; none is parsed again."""
+        from finchunk.retrieve.index.layout import stored_document
+
+        wanted: dict[str, list[DocEntry]] = {}
+        for d in dict.fromkeys(doc_ids):
+            entry = self._entries.get(d)
+            if entry is None:
+                raise InputError(f"{self.root}: no document {d!r} in the index")
+            wanted.setdefault(entry.segment, []).append(entry)
+        out: dict[str, Document] = {}
+        for name, entries in wanted.items():
+            path = self.root / name / DOCUMENTS
+            rows = np.array([e.doc_row for e in entries], dtype=np.int64)
+            table = read_rows(path, rows, ["id", "title", "text", "layout"]).to_pylist()
+            for e, row in zip(entries, table, strict=True):
+                out[e.id] = stored_document(
+                    e.id, row["text"], row["title"], e.metadata, row["layout"], path
+                )
+        return {d: out[d] for d in doc_ids if d in out}
 
     def texts_at(self, positions: np.ndarray) -> list[str]:
         """The indexed texts of the chunks at ``positions`` (only their row groups read)."""

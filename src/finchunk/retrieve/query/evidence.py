@@ -66,6 +66,7 @@ BLOCK_JOINER = "\n\n"
 LINE_JOINER = "\n"
 
 Cost = Callable[[str], int]
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,19 @@ class Piece:
         return (*self.context, *self.spans)
 
     def text(self, doc: Document) -> str:
-        return PIECE_JOINER.join(doc.text[s:e] for s, e in self.all_spans)
+        """Its spans' text in order: two spans of one block of the document (no blank line
+        between them: a table's header rows and some of its rows, two runs of a list) are
+        joined by a line break, so a table stays one table; spans of different blocks by
+        :data:`PIECE_JOINER`."""
+        out: list[str] = []
+        end = None
+        for s, e in self.all_spans:
+            if end is not None:
+                same = end <= s and _BLANK_LINE.search(doc.text, end, s) is None
+                out.append(LINE_JOINER if same else PIECE_JOINER)
+            out.append(doc.text[s:e])
+            end = e
+        return "".join(out)
 
     def citation(self) -> str:
         pages = f" p. {','.join(map(str, self.pages))}" if self.pages else ""
@@ -110,6 +123,12 @@ class Evidence:
     @property
     def truncated(self) -> bool:
         return any(p.truncated for p in self.pieces)
+
+    @property
+    def size(self) -> int:
+        """What :meth:`text` costs in the budget's unit (characters, or cl100k tokens)."""
+        text = self.text()
+        return cl100k_tokens(text) if self.unit == "tokens" else len(text)
 
     def blocks(self) -> list[tuple[tuple[str, tuple[str, ...]], list[Piece]]]:
         """Pieces grouped by (document, section), blocks in order of first delivery,
@@ -155,7 +174,14 @@ class Evidence:
                     ],
                 }
             )
-        return {"budget": self.budget, "unit": self.unit, "note": self.note, "blocks": blocks}
+        return {
+            "budget": self.budget,
+            "unit": self.unit,
+            "size": self.size,
+            "note": self.note,
+            "text": self.text(),
+            "blocks": blocks,
+        }
 
 
 def _piece_text(p: Piece, doc: Document, cite: bool) -> str:
@@ -278,7 +304,7 @@ class _Packer:
                     if part[1] > part[0]
                 ]
             out.extend(pieces)
-        return tuple(out)
+        return tuple(_trimmed(self.documents[doc_id].text, out))
 
     def piece(self, unit: Unit, score: float) -> Piece | None:
         """The piece ``unit`` would add (None: all of it is delivered already)."""
@@ -309,6 +335,20 @@ class _Packer:
         self.blocks.add((p.doc_id, p.section))
         done = self.delivered.setdefault(p.doc_id, [])
         done[:] = merge_spans([*done, *p.all_spans])
+
+
+def _trimmed(text: str, spans: Sequence[Span]) -> list[Span]:
+    """``spans`` without the whitespace at their ends (what is left of a unit between
+    delivered spans starts with a line break, or is one alone: then it is dropped)."""
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
 
 
 def _cited_notes(doc: Document, element: Element, group: int, score: float) -> list[_Candidate]:
@@ -439,49 +479,3 @@ def deliver_plan(
         cache=cache,
         index=index,
     )
-
-
-# --- documents rebuilt from an index's chunks -------------------------------------------------
-
-_BLOCK = re.compile(r"\n[ \t]*\n")
-
-
-def _block_kind(text: str) -> ElementKind:
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    if lines and all(ln.lstrip().startswith("|") for ln in lines):
-        return ElementKind.TABLE
-    if lines and all(re.match(r"\s*(?:[-*•]|\d+[.)])\s", ln) for ln in lines):
-        return ElementKind.LIST
-    return ElementKind.TEXT
-
-
-def document_from_chunks(
-    doc_id: str,
-    text: str,
-    chunks: Sequence[tuple[Sequence[Span], tuple[str, ...], tuple[int, ...]]],
-    title: str = "",
-    metadata: Mapping[str, Any] | None = None,
-) -> Document:
-    """A document whose elements are the blocks (runs of text between blank lines, as
-    every parser writes them) of the given chunks' spans, each with its chunk's section and
-    first page: what evidence delivery needs of a document an index stores as text alone
-    (``chunks``: each chunk's spans, section and pages)."""
-    seen: dict[Span, Element] = {}
-    for spans, section, pages in chunks:
-        for s, e in spans:
-            pos = s
-            for m in [*_BLOCK.finditer(text, s, e), None]:
-                stop = e if m is None else m.start()
-                a, b = pos, stop
-                while a < b and text[a].isspace():
-                    a += 1
-                while b > a and text[b - 1].isspace():
-                    b -= 1
-                if b > a and (a, b) not in seen:
-                    page = pages[0] if pages else None
-                    kind = _block_kind(text[a:b])
-                    seen[(a, b)] = Element(kind, a, b, section=section, page=page)
-                if m is not None:
-                    pos = m.end()
-    elements = tuple(sorted(seen.values(), key=lambda el: (el.start, el.end)))
-    return Document(doc_id, text, title or doc_id, dict(metadata or {}), elements)

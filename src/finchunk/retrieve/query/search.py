@@ -72,6 +72,8 @@ def search_options(
     filter_statistics: FilterStatistics | str = FilterStatistics.AUTO,
     reranker: str | None = None,
     instructions: bool = False,
+    evidence: bool = False,
+    budget_tokens: int | None = None,
 ) -> SearchOptions:
     """The :class:`SearchOptions` of ``finchunk search`` (and :meth:`finchunk.Index.search`),
     checked: a retriever name is parsed here (an unknown one is an InputError before any
@@ -79,15 +81,28 @@ def search_options(
     ``"FIELD=VALUE"`` strings (``--filter``), field names as in metadata (``fiscal_year``
     is ``year``), a list value or the same field twice an OR; ``distinct`` None,
     ``"page"`` or ``"document"``; ``reranker`` the ``model`` reranker's folder or endpoint
-    (``--reranker``)."""
+    (``--reranker``); ``evidence``: deliver evidence within ``budget`` characters (or
+    ``budget_tokens`` cl100k tokens; default 1,200 characters), a slot per issuer the
+    question names (:mod:`finchunk.retrieve.query.evidence`)."""
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InputError(f"k must be a whole number of at least 1, got {k!r}")
+    if budget_tokens is not None and not evidence:
+        raise InputError("--budget-tokens applies to evidence delivery (--evidence)")
+    if budget is not None and budget_tokens is not None:
+        raise InputError("give --budget (characters) or --budget-tokens, not both")
+    tokens = budget_tokens is not None
     return SearchOptions(
         k,
         parse_named(retriever),
         _filters(filters),
         auto_filter,
-        Delivery(_enum(Distinct, distinct or Distinct.NONE, "distinct"), per_entity, budget),
+        Delivery(
+            _enum(Distinct, distinct or Distinct.NONE, "distinct"),
+            per_entity or evidence,
+            budget_tokens if tokens else budget,
+            evidence,
+            tokens,
+        ),
         _enum(FilterStatistics, filter_statistics, "filter statistics"),
         reranker,
         instructions,
@@ -187,13 +202,16 @@ class Hit:
 class SearchResult:
     """What a search returns: its hits (best first; the result iterates over them, and
     ``len`` counts them), the retriever that ranked them, the filters applied and notes
-    (why fewer than k, what auto chose, what a filter or delivery did)."""
+    (why fewer than k, what auto chose, what a filter or delivery did); with evidence
+    delivery, ``evidence`` (:class:`~finchunk.retrieve.query.evidence.Evidence`: ``text()``
+    for a model, ``to_json()`` for programs) and the top k chunks it was cut from."""
 
     query: str
     retriever: RetrieverSpec
     hits: list[Hit]
     filters: list[Filter] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    evidence: Any = None
 
     def __iter__(self) -> Iterator[Hit]:
         return iter(self.hits)
@@ -212,6 +230,7 @@ class SearchResult:
             "filters": [str(f) for f in self.filters],
             "notes": self.notes,
             "results": [h.to_json() for h in self.hits],
+            **({"evidence": self.evidence.to_json()} if self.evidence is not None else {}),
         }
 
 
@@ -324,6 +343,8 @@ def search(
     'informe_ejemplo'
     """
     check_query(query, options.k)
+    if options.delivery.evidence:
+        return search_evidence(index, query, options, embedder=embedder)
     plan = index_plan(index, query, options, embedder)
     result = SearchResult(query, plan.spec, [], list(plan.filters), list(plan.notes))
     if plan.empty:
@@ -363,6 +384,14 @@ def term_spans(text: str, query: str) -> list[tuple[int, int]]:
     return [m.span() for m in _WORD_RE.finditer(text) if normalize(m.group()) in terms]
 
 
+def evidence_options(options: SearchOptions) -> SearchOptions:
+    """``options`` with evidence delivery on: a slot per issuer the question names, the
+    budget (and its unit) as given."""
+    from dataclasses import replace
+
+    return replace(options, delivery=replace(options.delivery, evidence=True, per_entity=True))
+
+
 def search_evidence(
     index: Index,
     query: str,
@@ -370,41 +399,52 @@ def search_evidence(
     *,
     cite: bool = True,
     embedder: Embedder | None = None,
-) -> tuple[SearchResult, Any]:
+) -> SearchResult:
     """Evidence delivery (:mod:`finchunk.retrieve.query.evidence`) over a search: the plan of
-    ``options`` with its delivery set to evidence (a slot per issuer the question names),
-    run as :func:`search` runs it; the ranking's top chunks are cut into units (the blocks
-    of the stored text, with each chunk's section and page), scored and packed within the
-    delivery's budget (characters, or cl100k tokens), each section's header once. Returns
-    the search (its hits: the chunks ranked) and the
-    :class:`~finchunk.retrieve.query.evidence.Evidence`."""
-    from dataclasses import replace
-
-    from finchunk.retrieve.query.evidence import deliver_plan, document_from_chunks
-    from finchunk.retrieve.query.evidence_units import Hit as EvidenceHit
-
+    ``options`` with its delivery set to evidence (:func:`evidence_options`), run as
+    :func:`search` runs it; the ranking's chunks are cut into units (the elements of their
+    documents, as the build stored them: nothing is parsed again), scored and packed within
+    the delivery's budget (characters, or cl100k tokens), each section's header once.
+    Returns the search: ``evidence`` and the top k chunks ranked (``hits``)."""
     check_query(query, options.k)
-    delivery = replace(options.delivery, evidence=True, per_entity=True)
-    plan = index_plan(index, query, replace(options, delivery=delivery), embedder)
+    plan = index_plan(index, query, evidence_options(options), embedder)
     result = SearchResult(query, plan.spec, [], list(plan.filters), list(plan.notes))
     if plan.empty:
         result.notes.append("no document matches the filters " + ", ".join(map(str, plan.filters)))
     ranked = Hits.empty() if plan.empty else run_plan(plan, IndexSource(index))
-    result.hits = [_hit(index, r + 1, i, s) for r, (i, s) in enumerate(ranked)]
-    by_doc: dict[str, list[Hit]] = {}
-    for h in result.hits:
-        by_doc.setdefault(h.doc_id, []).append(h)
-    documents = {
-        d: document_from_chunks(
-            d,
-            index.document_text(d),
-            [(h.record.spans, h.record.section, h.record.pages) for h in hits],
-            index.title(d),
-        )
-        for d, hits in by_doc.items()
-    }
-    ranking = [EvidenceHit(h.doc_id, h.record.spans, h.score) for h in result.hits]
+    records = index.records_at(ranked.positions)
+    documents = index.documents([r.doc_id for r in records])
+    deliver_ranked(result, plan, records, ranked.scores.tolist(), documents, cite=cite)
+    return result
+
+
+def deliver_ranked(
+    result: SearchResult,
+    plan: QueryPlan,
+    records: Sequence[ChunkRecord],
+    scores: Sequence[float],
+    documents: Mapping[str, Any],
+    *,
+    cite: bool = True,
+) -> None:
+    """The evidence step of an evidence plan over its ranking (``records`` and ``scores``,
+    best first, whole and deep) and the ranked chunks' documents, the same over a local
+    index and PostgreSQL: ``result.evidence``, its top k chunks as ``result.hits``, a note
+    on what was delivered (and one when the budget is too small for any unit)."""
+    from finchunk.retrieve.query.evidence import deliver_plan
+    from finchunk.retrieve.query.evidence_units import Hit as EvidenceHit
+
+    ranking = [EvidenceHit(r.doc_id, r.spans, s) for r, s in zip(records, scores, strict=True)]
     evidence = deliver_plan(plan, ranking, documents, cite=cite)
+    result.evidence = evidence
+    for rank, (r, s) in enumerate(zip(records[: plan.k], scores, strict=False), start=1):
+        doc = documents[r.doc_id]
+        cited = tuple(doc.text[a:b] for a, b in r.spans)
+        result.hits.append(Hit(rank, r, doc.title or r.doc_id, float(s), cited))
+    unit = "tokens" if plan.delivery.tokens else "characters"
+    result.notes.append(
+        f"evidence: {len(evidence.pieces)} piece(s) of {len(evidence.blocks())} section(s), "
+        f"{evidence.size:,} of {evidence.budget:,} {unit}"
+    )
     if evidence.note:
         result.notes.append(evidence.note)
-    return result, evidence
