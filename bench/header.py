@@ -173,7 +173,7 @@ def edgar_rows() -> list[str]:
 def fb_docs(fb, path: Path | None) -> dict[str, Document]:
     from dataclasses import replace
 
-    from finchunk.evaluate.financebench import parse_documents, with_metadata
+    from finchunk.evaluate.financebench_gold import parse_documents, with_metadata
 
     if path is None or not path.exists():
         docs = parse_documents(fb)

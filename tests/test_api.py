@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 import finchunk
 import finchunk.api
+import finchunk.api_index
 import finchunk.retrieve.query.search
 from finchunk.cli import app
 from finchunk.cli import chunk_eval as cli_chunk
@@ -38,7 +39,9 @@ QUESTION = "¿Cuál fue la plantilla media?"
 # --- every example runs ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", [finchunk, finchunk.api, finchunk.retrieve.query.search])
+@pytest.mark.parametrize(
+    "module", [finchunk, finchunk.api, finchunk.api_index, finchunk.retrieve.query.search]
+)
 def test_docstring_examples_run(module: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the examples read tests/data, as from the repository root
     with warnings.catch_warnings():

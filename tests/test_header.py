@@ -161,7 +161,7 @@ def test_lesson_row_metadata_columns(tmp_path: Path) -> None:
 
 def test_financebench_document_information(tmp_path: Path) -> None:
     from finchunk.datasets.financebench import FBDocument
-    from finchunk.evaluate.financebench import with_metadata
+    from finchunk.evaluate.financebench_gold import with_metadata
 
     q = FBDocument("3M_2023Q2_10Q", "3M", "10q", 2023, tmp_path / "x.pdf")
     k = FBDocument("3M_2018_10K", "3M", "10k", 2018, tmp_path / "y.pdf")

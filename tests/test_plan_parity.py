@@ -216,7 +216,7 @@ def test_no_retriever_name_is_compared_past_the_parser() -> None:
     root = Path(finchunk.__file__).parent
     compared = re.compile(r"""(==|!=|startswith\(|endswith\()\s*["'](auto|bm25|dense|hybrid)""")
     #: (a report's rows hold names as text: the eval table leaves plain bm25 unnamed)
-    display = {"cli/render.py"}
+    display = {"evaluate/report.py"}
     found = [
         f"{p.relative_to(root)}:{n}"
         for p in sorted(root.rglob("*.py"))

@@ -177,7 +177,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("facts",),
     ("datasets", "evaluate"),  # eval corpora are datasets; datasets write eval corpora
     ("ask", "view", "adapters", "demo"),
-    ("api",),
+    ("api", "api_index"),
     ("cli",),
 )
 

@@ -26,6 +26,7 @@ from finchunk.evaluate.corpus import Corpus, read_corpus
 from finchunk.evaluate.gold import gold_from_corpus
 from finchunk.evaluate.harness import EvalSettings, Scope, Variant, VariantRun, evaluate_runs
 from finchunk.evaluate.measures import Budget, Chars, Delivered, Recall, score
+from finchunk.evaluate.report import markdown_table
 from finchunk.files import atomic_write_text, write_json
 
 MAIN_KS = tuple(range(1, 11))
@@ -225,22 +226,6 @@ def run_filter(corpus: Corpus, report: dict[str, Any], tick: Tick) -> Section:
         "Filter: each question searches only its own documents (id_doc), without a header.",
         table,
     )
-
-
-def format_cell(v: Any) -> str:
-    """A table cell as the report shows it: floats rounded by size, the rest as text."""
-    if isinstance(v, float):
-        return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3f}"
-    return str(v)
-
-
-def markdown_table(rows: list[dict[str, Any]]) -> str:
-    if not rows:
-        return ""
-    cols = list(dict.fromkeys(k for r in rows for k in r))
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    lines += ["| " + " | ".join(format_cell(r.get(c, "")) for c in cols) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def write_report(out: Path, corpus: Corpus, sections: Sequence[Section], wall: float) -> Path:

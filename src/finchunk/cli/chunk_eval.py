@@ -31,12 +31,10 @@ from finchunk.cli.common import (
     SizeOpt,
     StrategyOpt,
     bm25_params,
-    budget_list,
     console,
     err_console,
     parallel_on,
     parse_ks,
-    parse_list,
     print_warning,
     report_skipped,
     report_unsupported,
@@ -48,6 +46,7 @@ from finchunk.cli.progress import (
     watched_embedder,
 )
 from finchunk.errors import InputError
+from finchunk.evaluate.options import eval_corpus, eval_settings, eval_variants
 from finchunk.evaluate.scope import Scope
 from finchunk.files import check_output
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, Distinct, FilterStatistics
@@ -55,7 +54,6 @@ from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, Distinct, FilterStatistics
 if TYPE_CHECKING:
     from finchunk.evaluate.corpus import Corpus
     from finchunk.evaluate.harness import EvalSettings, Variant
-    from finchunk.retrieve.lexical.bm25 import BM25Params
 
 DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
@@ -119,96 +117,6 @@ def _records(sources: list[Any], chunker: Any, mode: Any, skipped: list[tuple[st
             yield from document_records(doc, chunker.chunk(doc))
 
 
-def eval_variants(
-    strategies: str,
-    header: HeaderMode,
-    retrievers: str = "bm25",
-    embedder: str = DEFAULT_EMBEDDER,
-    represent: str = "text",
-    split_tables: bool = False,
-    bm25: BM25Params | None = None,
-    reranker: str | None = None,
-) -> list[Variant]:
-    """Every strategy × header × representation × retriever; a representation other than
-    the chunk text names the variant ``strategy:representation``."""
-    from finchunk.chunk import make_chunker
-    from finchunk.evaluate.harness import Variant
-    from finchunk.evaluate.represent import Represent, index_text
-    from finchunk.retrieve.query.retriever import parse_named
-
-    names = parse_list(strategies, Strategy, "--strategies")
-    kinds = parse_list(retrievers, parse_named, "--retriever")
-    params = bm25 or bm25_params(None, None)
-    reps = parse_list(represent, lambda r: (r.strip().lower(), index_text(r)), "--represent")
-    return [
-        Variant(
-            s.value if rep == Represent.TEXT else f"{s.value}:{rep}",
-            make_chunker(s, header=h, split_tables=split_tables),
-            retriever=str(r),
-            index_text=fn,
-            embedder=embedder,
-            bm25=params,
-            reranker=reranker,
-        )
-        for r in kinds
-        for s in names
-        for h in header.values()
-        for rep, fn in reps
-    ]
-
-
-def eval_corpus(
-    docs: Path | None, passages: Path | None, questions: Path, files: Path | None
-) -> tuple[Corpus, dict[str, Any] | None]:
-    """The corpus of ``--questions`` (quote gold JSONL, documents under ``files``; TAT-QA's
-    JSON, :mod:`finchunk.datasets.tatqa`; or a CSV with the ``docs`` and ``passages``
-    tables) and, for quote gold, its alignment."""
-    if questions.suffix.lower() == ".json":
-        from finchunk.datasets.tatqa import read_tatqa
-
-        return read_tatqa(questions)[0], None
-    if questions.suffix.lower() == ".jsonl":
-        from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
-
-        qs = read_quote_questions(questions)
-        built = build_quote_corpus(qs, files if files is not None else questions.parent)
-        return built.corpus, built.alignment
-    if docs is None or passages is None:
-        raise InputError("--docs and --passages are required with a questions CSV")
-    from finchunk.evaluate.corpus import read_corpus
-
-    return read_corpus(docs, passages, questions), None
-
-
-def eval_settings(
-    threshold: float,
-    scope: Scope,
-    auto_filter: bool,
-    pad: bool,
-    distinct: Distinct,
-    per_entity: bool,
-    budget: str | None,
-    statistics: FilterStatistics = FilterStatistics.KEPT,
-    budget_tokens: str | None = None,
-) -> EvalSettings:
-    """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list,
-    ``budget_tokens`` the ``--budget-tokens`` one)."""
-    from finchunk.evaluate.harness import EvalSettings
-    from finchunk.retrieve.query.deliver import Delivery
-
-    delivery = Delivery(distinct, per_entity)
-    return EvalSettings(
-        scope,
-        auto_filter,
-        pad,
-        delivery,
-        threshold,
-        budget_list(budget, "--budget"),
-        filter_statistics=statistics,
-        budget_tokens=budget_list(budget_tokens, "--budget-tokens"),
-    )
-
-
 def _watched(variants: list[Variant], bar: Any) -> list[Variant]:
     """The variants, those that embed with their passage embeddings shown on ``bar`` (one
     watched embedder per model, shared: a model is loaded once)."""
@@ -261,22 +169,12 @@ def _ranked_report(
 def _show_report(report: dict[str, Any], out: Path | None, as_json: bool) -> None:
     """The tables on stdout, or (``--json``) the report as JSON on stdout and the notes on
     stderr; the report written to ``out`` when given."""
-    from finchunk.cli.render import print_alignment, print_eval_tables
-    from finchunk.files import json_text, write_json
+    from finchunk.cli.render import show_report
+    from finchunk.evaluate.report import eval_shown
     from finchunk.retrieve.query.retriever import fusion_warnings
 
-    said = err_console if as_json else console
-    if as_json:
-        typer.echo(json_text(report))
-    else:
-        if "alignment" in report:
-            print_alignment(console, report["alignment"])
-        print_eval_tables(console, report)
-    for line in fusion_warnings(report["results"]):
-        said.print(f"[yellow]note:[/] {line}")
-    if out:
-        write_json(out, report)
-        said.print(f"report → {out}")
+    notes = fusion_warnings(report["results"])
+    show_report(report, [] if as_json else eval_shown(report), out, as_json, notes)
 
 
 QuestionsOpt = Annotated[Path | None, typer.Option(help=QUESTIONS_HELP)]

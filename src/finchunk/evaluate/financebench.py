@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from statistics import fmean
 from typing import Any
@@ -28,8 +28,8 @@ from finchunk.chunk.overlap import RecursiveOverlap
 from finchunk.chunk.tokens import Tokens
 from finchunk.datasets.financebench import FBDocument, FBQuestion, FinanceBench
 from finchunk.errors import InputError
-from finchunk.evaluate.align import QuoteIndex
-from finchunk.evaluate.gold import GoldPassage, GoldSet, QuestionGold
+from finchunk.evaluate.financebench_gold import align_gold, describe_documents, parse_documents
+from finchunk.evaluate.gold import GoldSet
 from finchunk.evaluate.harness import BUDGET_DEPTH
 from finchunk.evaluate.measures import (
     DEFAULT_THRESHOLD,
@@ -40,11 +40,10 @@ from finchunk.evaluate.measures import (
     Measure,
     PageHit,
     PageRecall,
-    compare,
     score,
 )
+from finchunk.evaluate.report import chunk_row, comparison_row, means, run_budget_rows
 from finchunk.evaluate.runs import Query, Run, rank
-from finchunk.extras import import_extra
 from finchunk.model import Chunk, Document
 from finchunk.parallel import chunk_documents
 from finchunk.retrieve.kinds import FilterStatistics
@@ -69,7 +68,6 @@ from finchunk.retrieve.query.retriever import (
     tuned_on_benchmark,
 )
 from finchunk.retrieve.query.texts import InMemoryTexts
-from finchunk.text.metadata import canonical_field
 
 Tick = Callable[[], None]
 #: Share of an evidence passage the top-k chunks must cover for it to count as retrieved.
@@ -145,95 +143,6 @@ def parse_scope(name: str) -> FBScope:
     except ValueError:
         choices = ", ".join(s.value for s in FBScope)
         raise InputError(f"--scope: unknown scope {name!r}; choose from {choices}") from None
-
-
-# --- documents and gold --------------------------------------------------------------------
-
-
-def parse_documents(fb: FinanceBench, tick: Tick | None = None) -> dict[str, Document]:
-    """Every filing of the benchmark, parsed once; title and metadata (company, type,
-    period: :attr:`FBDocument.metadata`) from the document information, which wins over
-    what the PDF's cover page says."""
-    out: dict[str, Document] = {}
-    corpus = fb.corpus()
-    # The pdf extra is optional: the PDF parser is imported when filings are parsed.
-    import_extra("pypdfium2", "pdf", "reading PDF", corpus[0].path if corpus else None)
-    from finchunk.parse.pdf import parse_pdf_file
-
-    for d in corpus:
-        out[d.name] = parse_pdf_file(d.path, doc_id=d.name)
-        if tick:
-            tick()
-    return describe_documents(fb, out)
-
-
-def describe_documents(fb: FinanceBench, docs: dict[str, Document]) -> dict[str, Document]:
-    """Each filing with its title and metadata from the document information (company,
-    type, period: :attr:`FBDocument.metadata`, which header and card are made of), ahead
-    of what the PDF's cover page says."""
-    out = {}
-    for name, doc in docs.items():
-        d = fb.documents.get(name) or fb.catalogue.get(name)
-        if d is None:
-            out[name] = doc
-        else:
-            meta = with_metadata(doc.metadata, d.metadata)
-            out[name] = replace(doc, title=d.title, metadata=meta)
-    return out
-
-
-def with_metadata(parsed: Mapping[str, Any], known: Mapping[str, str]) -> dict[str, Any]:
-    """``known`` fields, then the parsed ones whose canonical field ``known`` lacks."""
-    fields = {canonical_field(k) for k in known}
-    return {**known, **{k: v for k, v in parsed.items() if canonical_field(k) not in fields}}
-
-
-@dataclass
-class Alignment:
-    quotes: int = 0
-    aligned: int = 0
-    on_page: int = 0
-    fuzzy: int = 0
-    unaligned_ids: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "quotes": self.quotes,
-            "aligned": self.aligned,
-            "on_page": self.on_page,
-            "fuzzy": self.fuzzy,
-            "unaligned_ids": self.unaligned_ids,
-        }
-
-
-def align_gold(
-    questions: Sequence[FBQuestion], docs: dict[str, Document]
-) -> tuple[GoldSet, Alignment]:
-    """Gold pages and aligned evidence spans; quotes are looked for on their page first.
-    Unaligned evidence stays in each question's ``evidence`` count: it counts as a miss."""
-    indexes = {name: QuoteIndex(doc.text) for name, doc in docs.items()}
-    report = Alignment()
-    golds = []
-    for q in questions:
-        passages = []
-        for n, ev in enumerate(q.evidence):
-            report.quotes += 1
-            doc = docs[ev.doc_name]
-            page = doc.pages[ev.page - 1] if 0 < ev.page <= len(doc.pages) else None
-            found = indexes[ev.doc_name].align(ev.text, page, fuzzy=True) if page else None
-            if found is None:
-                found = indexes[ev.doc_name].align(ev.text)
-            else:
-                report.on_page += 1
-            if found is None:
-                report.unaligned_ids.append(f"{q.id}#{n}")
-                continue
-            report.aligned += 1
-            report.fuzzy += not found.exact
-            passages.append(GoldPassage(ev.doc_name, found.span))
-        pages = frozenset((ev.doc_name, ev.page) for ev in q.evidence)
-        golds.append(QuestionGold(q.id, tuple(passages), pages, len(q.evidence)))
-    return GoldSet.of(golds), report
 
 
 # --- ranking -------------------------------------------------------------------------------
@@ -370,16 +279,9 @@ def result_rows(
         s = score(run, gold, list(by_key.values()))
         if hits is not None:
             hits[k] = s.per_query[by_key["page_accuracy"]]
-        row: dict[str, Any] = {
-            "strategy": c.strategy.value,
-            "header": c.header,
-            "retriever": str(retriever),
-            "scope": scope.value,
-            "k": k,
-            "tuned_on_benchmark": tuned_on_benchmark(retriever),
-        }
-        row.update({n: round(s.mean(m), 1 if n == "chars" else 4) for n, m in by_key.items()})
-        rows.append(row)
+        keys = _keys(c, retriever, scope)
+        tuned = tuned_on_benchmark(retriever)
+        rows.append({**keys, "k": k, "tuned_on_benchmark": tuned, **means(s, by_key)})
     return rows
 
 
@@ -403,7 +305,7 @@ class BenchConfig:
     #: (:mod:`finchunk.retrieve.query.deliver`).
     delivery: Delivery = AS_RANKED
     #: Character budgets to score every run at (whole chunks stopping or packing, and
-    #: evidence delivery: :func:`finchunk.evaluate.harness.run_budget_rows`).
+    #: evidence delivery: :func:`finchunk.evaluate.report.run_budget_rows`).
     budgets: tuple[int, ...] = ()
     #: The same in cl100k tokens.
     budget_tokens: tuple[int, ...] = ()
@@ -459,7 +361,7 @@ def run_benchmark(
     for strategy in config.strategies:
         for header in config.headers:
             c = Chunked(strategy, header, chunk_all(docs, make_strategy(strategy, header)))
-            report["chunks"].append(chunk_row(c))
+            report["chunks"].append(chunk_row(_keys(c), (ch.text for ch in c.chunks)))
             source = chunk_source(c.chunks, docs)
             per: dict[str, dict[FBScope, dict[int, PerQuestion]]] = {}
             for retriever in config.retrievers:
@@ -494,18 +396,9 @@ def comparison_rows(
         for scope, by_k in hits.items():
             for k in ks:
                 if k in by_k and k in base_hits.get(scope, {}):
-                    cmp = compare(base_hits[scope][k], by_k[k], str(PageHit(k)))
-                    rows.append(
-                        {
-                            "strategy": c.strategy.value,
-                            "header": c.header,
-                            "scope": scope.value,
-                            "k": k,
-                            "a": base,
-                            "b": name,
-                            **cmp.as_dict(),
-                        }
-                    )
+                    keys = {**_keys(c), "scope": scope.value, "k": k}
+                    a = base_hits[scope][k]
+                    rows.append(comparison_row(keys, base, name, a, by_k[k], str(PageHit(k))))
     return rows
 
 
@@ -565,33 +458,26 @@ def budget_rows(
 ) -> list[dict[str, Any]]:
     """Each scope's run scored at every budget of ``config`` (whole chunks stopping or
     packing, and evidence delivery over the same ranking)."""
-    from finchunk.evaluate.harness import run_budget_rows
-
     texts = {ch.id: ch.text for ch in c.chunks}
     out = []
     for scope, run in runs:
-        keys = {
-            "strategy": c.strategy.value,
-            "header": c.header,
-            "retriever": str(retriever),
-            "scope": scope.value,
-        }
         rows = run_budget_rows(
             run, texts, gold, config.budgets, evidence=evidence, budget_tokens=config.budget_tokens
         )
-        out.extend({**keys, **r} for r in rows)
+        out.extend({**_keys(c, retriever, scope), **r} for r in rows)
     return out
 
 
-def chunk_row(c: Chunked) -> dict[str, Any]:
-    n = len(c.chunks)
-    mean = fmean(len(ch.text) for ch in c.chunks) if n else 0.0
-    return {
-        "strategy": c.strategy.value,
-        "header": c.header,
-        "count": n,
-        "mean_chars": round(mean, 1),
-    }
+def _keys(
+    c: Chunked, retriever: RetrieverSpec | str | None = None, scope: FBScope | None = None
+) -> dict[str, Any]:
+    """What names a row: strategy and header, then retriever and scope when given."""
+    keys: dict[str, Any] = {"strategy": c.strategy.value, "header": c.header}
+    if retriever is not None:
+        keys["retriever"] = str(retriever)
+    if scope is not None:
+        keys["scope"] = scope.value
+    return keys
 
 
 def filter_row(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from statistics import fmean
 from typing import Any
 
 import numpy as np
@@ -25,19 +24,15 @@ from finchunk.evaluate.measures import (
     DEFAULT_THRESHOLD,
     NDCG,
     RR,
-    Budget,
     Chars,
     Complete,
-    Delivered,
     Measure,
     Recall,
-    TokenBudget,
     answer_found,
-    compare,
     count_retrieved,
     score,
-    token_counts,
 )
+from finchunk.evaluate.report import PerQuery, chunk_row, comparison_row, means, run_budget_rows
 from finchunk.evaluate.runs import Query, Run, rank
 from finchunk.evaluate.scope import Scope
 from finchunk.model import Chunk, Document
@@ -249,9 +244,6 @@ def measures_at(k: int, threshold: float = DEFAULT_THRESHOLD) -> dict[str, Measu
     }
 
 
-_ROUND = {"chars": 1}
-
-
 def _variant_keys(v: Variant) -> dict[str, Any]:
     return {"strategy": v.strategy, "header": v.header, "retriever": v.retriever}
 
@@ -265,9 +257,7 @@ def result_rows(
     for k in ks:
         by_key = measures_at(k, threshold)
         s = score(vr.run, gold, list(by_key.values()))
-        row = {**keys, "k": k}
-        row.update({n: round(s.mean(m), _ROUND.get(n, 4)) for n, m in by_key.items()})
-        results.append(row | {"questions": len(gold)})
+        results.append({**keys, "k": k, **means(s, by_key), "questions": len(gold)})
         for t in gold.types:
             ids = [g.id for g in gold if g.type == t]
             recall = round(s.mean(by_key["recall"], ids), 4)
@@ -280,13 +270,6 @@ def _order_results(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     the measures added since (nDCG, MRR)."""
     first = ("strategy", "header", "retriever", "k", "recall", "complete", "chars", "questions")
     return [{**{f: r[f] for f in first}, **r} for r in rows]
-
-
-def chunk_row(vr: VariantRun) -> dict[str, Any]:
-    n = len(vr.chunks)
-    mean = fmean(len(t) for t in vr.texts) if n else 0.0
-    v = vr.variant
-    return {"strategy": v.strategy, "header": v.header, "count": n, "mean_chars": round(mean, 1)}
 
 
 def corpus_row(corpus: Corpus) -> dict[str, int]:
@@ -307,98 +290,26 @@ def recall_per_query(vr: VariantRun, gold: GoldSet, k: int, threshold: float) ->
 def comparison_rows(
     per_query: Sequence[tuple[str, list[float]]], k: int, threshold: float
 ) -> list[dict[str, Any]]:
-    """Each variant (name, Recall@k per question) against the first: the difference, wins
-    and losses per question, and whether a paired bootstrap's 95 % interval holds 0."""
+    """Each variant (name, Recall@k per question) against the first
+    (:func:`~finchunk.evaluate.report.comparison_row`)."""
     if len(per_query) < 2:
         return []
     label = str(Recall(k, threshold))
     (base_name, base), rows = per_query[0], []
     for name, values in per_query[1:]:
-        rows.append({"a": base_name, "b": name, **compare(base, values, label).as_dict()})
+        rows.append(comparison_row({}, base_name, name, base, values, label))
     return rows
 
 
 def budget_rows(
     vr: VariantRun, gold: GoldSet, settings: EvalSettings, evidence: EvidenceRun | None = None
 ) -> list[dict[str, Any]]:
-    """:func:`run_budget_rows` of a variant's run."""
+    """:func:`~finchunk.evaluate.report.run_budget_rows` of a variant's run."""
     texts = dict(zip((c.id for c in vr.chunks), vr.texts, strict=True))
     rows = run_budget_rows(
         vr.run, texts, gold, settings.budgets, settings.threshold, evidence, settings.budget_tokens
     )
     return [{**_variant_keys(vr.variant), **r} for r in rows]
-
-
-def run_budget_rows(
-    run: Run,
-    texts: Mapping[str, str],
-    gold: GoldSet,
-    budgets: Sequence[int],
-    threshold: float = DEFAULT_THRESHOLD,
-    evidence: EvidenceRun | None = None,
-    budget_tokens: Sequence[int] = (),
-) -> list[dict[str, Any]]:
-    """Per budget: recall, chunks and characters delivered when delivery stops at the first
-    chunk that does not fit, when it packs (skips it and goes on), and (given ``evidence``)
-    when it delivers evidence units (:mod:`finchunk.retrieve.query.evidence`; ``chunks`` are then
-    pieces); each with recall by question type and, where the questions' answers are known,
-    answer-bearing recall (:func:`~finchunk.evaluate.measures.answer_found`).
-    ``budget_tokens``: budgets in cl100k tokens, scored the same ways (rows with ``"unit":
-    "tokens"``; ``chars`` is still the characters delivered)."""
-    rows = []
-    answers = evidence.answers if evidence is not None else {}
-    counts = token_counts(run, texts) if budget_tokens else {}
-    for chars, tokens in [*((b, False) for b in budgets), *((b, True) for b in budget_tokens)]:
-        if evidence is not None:
-            per = evidence.per_query(run, gold, chars, tokens)
-            rows.append(_budget_row(gold, chars, "evidence", per, tokens))
-        for skip in (False, True):
-            cut = TokenBudget(chars, skip, counts) if tokens else Budget(chars, skip)
-            ms = (
-                Recall(cut, threshold),
-                Complete(cut, threshold),
-                Delivered(cut),
-                Chars(cut),
-            )
-            s = score(run, gold, ms)
-            per = {}
-            for g in gold:
-                found = None
-                if answers.get(g.id):
-                    delivered = "\n\n".join(texts[c.chunk_id] for c in cut.apply(run.get(g.id)))
-                    found = answer_found(answers[g.id], delivered)
-                got = tuple(s.per_query[m][g.id] for m in ms)
-                per[g.id] = (*got, found)
-            rows.append(_budget_row(gold, chars, "skip" if skip else "stop", per, tokens))
-    return rows
-
-
-#: Per question: recall, complete, chunks (pieces), characters, answer found (None: unknown).
-PerQuery = dict[str, tuple[float, float, float, float, bool | None]]
-
-
-def _budget_row(
-    gold: GoldSet, budget: int, packing: str, per: PerQuery, tokens: bool = False
-) -> dict[str, Any]:
-    """One budget row from per-question values (:data:`PerQuery`)."""
-    values = list(per.values()) or [(0.0, 0.0, 0.0, 0.0, None)]
-    row = {
-        "budget": budget,
-        "unit": "tokens" if tokens else "chars",
-        "packing": packing,
-        "recall": round(fmean(v[0] for v in values), 4),
-        "complete": round(fmean(v[1] for v in values), 4),
-        "chunks": round(fmean(v[2] for v in values), 2),
-        "chars": round(fmean(v[3] for v in values), 1),
-    }
-    known = [v[4] for v in values if v[4] is not None]
-    if known:
-        row["answer"] = round(fmean(float(f) for f in known), 4)
-        row["answer_questions"] = len(known)
-    row["by_type"] = {
-        t: round(fmean(per[g.id][0] for g in gold if g.type == t), 4) for t in gold.types
-    }
-    return row
 
 
 class EvidenceRun:
@@ -453,7 +364,7 @@ class EvidenceRun:
         )
 
     def per_query(self, run: Run, gold: GoldSet, budget: int, tokens: bool = False) -> PerQuery:
-        """Per question: :data:`PerQuery`."""
+        """Per question: :data:`~finchunk.evaluate.report.PerQuery`."""
         out: PerQuery = {}
         for g in gold:
             ev = self.delivered(run, g.id, budget, tokens)
@@ -497,7 +408,8 @@ def evaluate_runs(
         results, by_type = result_rows(vr, gold, ks, settings.threshold)
         report["results"].extend(results)
         report["by_type"].extend(by_type)
-        report["chunks"].append(chunk_row(vr))
+        keys = {"strategy": v.strategy, "header": v.header}
+        report["chunks"].append(chunk_row(keys, vr.texts))
         if settings.budgets or settings.budget_tokens:
             if settings.evidence and evidence is None:  # the units: cut and indexed once
                 evidence = EvidenceRun.of_corpus(corpus, settings.threshold)

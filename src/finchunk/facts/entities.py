@@ -151,3 +151,24 @@ def resolve_cik(store: Any, text: str, option: str = "--cik") -> int:
         f"{option} {text!r} is neither a CIK nor a ticker or name of the store's entities "
         f"(it holds {held(known)}{have}; tickers come from loaded filings' dei:TradingSymbol)"
     )
+
+
+def question_entity(store: Any, question: str) -> tuple[Entity | None, tuple[str, ...], str]:
+    """The one entity of the store the question names and the words naming it there, or
+    (no entity) why not: it names none, or several (``finchunk ask``'s fact route)."""
+    known = entities(store)
+    found = mentions_of(known, question)
+    if len(found) == 1:
+        entity, naming = next(iter(found.items()))
+        return entity, naming, ""
+    if not found:
+        why = f"the question names no entity of the fact store (it holds {held(known)})"
+        if not any(e.tickers for e in known):
+            why += (
+                "; it knows no ticker: companyfacts JSON has none, a loaded filing's "
+                "dei:TradingSymbol adds them"
+            )
+    else:
+        named = ", ".join(sorted(e.name for e in found))
+        why = f"the question names several entities ({named})"
+    return None, (), why

@@ -1,0 +1,179 @@
+"""``finchunk eval``'s options as values, for the command and for ``finchunk.evaluate()``
+(:func:`finchunk.api.evaluate`) alike: comma lists and k ranges parsed with errors naming the
+option (the CLI's other commands use these parsers too, from :mod:`finchunk.cli.common`), the
+context-header mode, the variants, the settings and the corpus a question file names.
+Nothing here imports typer; the harness is imported when variants are made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from finchunk.chunk import Strategy
+from finchunk.errors import InputError
+from finchunk.evaluate.scope import Scope
+from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, Distinct, FilterStatistics
+
+if TYPE_CHECKING:
+    from finchunk.evaluate.corpus import Corpus
+    from finchunk.evaluate.harness import EvalSettings, Variant
+    from finchunk.retrieve.lexical.bm25 import BM25Params
+
+T = TypeVar("T")
+
+
+class HeaderMode(StrEnum):
+    ON = "on"
+    OFF = "off"
+    BOTH = "both"
+
+    def values(self) -> list[bool]:
+        return {"on": [True], "off": [False], "both": [False, True]}[self.value]
+
+
+#: The most cut-offs one ``-k`` may name: a curve's points, each a row of every report.
+MAX_KS = 1000
+
+
+def parse_ks(spec: str, option: str = "-k") -> list[int]:
+    """``"1-10"`` → 1..10; ``"3,5"`` → [3, 5]; mixed forms allowed (``"1-3,5,10"``).
+
+    At most :data:`MAX_KS` values: a range is sized before it is built, so ``1-1000000000``
+    is a clear error, not a list of a billion numbers.
+    """
+    out: set[int] = set()
+    try:
+        for part in spec.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            a, dash, b = part.partition("-")
+            lo = int(a)
+            hi = int(b) if dash else lo
+            if hi - lo + 1 + len(out) > MAX_KS:
+                msg = f"{option}: {spec!r} names more than {MAX_KS:,} cut-offs"
+                raise InputError(msg)
+            out.update(range(lo, hi + 1))
+    except ValueError:
+        msg = f"{option}: expected a range like 1-10 or a list like 3,5; got {spec!r}"
+        raise InputError(msg) from None
+    if not out or min(out) < 1:
+        raise InputError(f"{option}: values must be positive integers; got {spec!r}")
+    return sorted(out)
+
+
+def positive_int(option: str) -> Callable[[str], int]:
+    """A converter for ``parse_list``: a positive whole number, or an error naming ``option``."""
+
+    def convert(text: str) -> int:
+        if not text.isdecimal() or int(text) < 1:
+            raise InputError(f"{option}: expected positive whole numbers, got {text!r}")
+        return int(text)
+
+    return convert
+
+
+def parse_list(spec: str, convert: Callable[[str], T], option: str) -> list[T]:
+    items = [s.strip() for s in spec.split(",") if s.strip()]
+    if not items:
+        raise InputError(f"{option}: empty list")
+    return [convert(s) for s in items]
+
+
+def budget_list(given: str | None, flag: str) -> tuple[int, ...]:
+    """A ``--budget``/``--budget-tokens`` list (``800,1200``), or none."""
+    return tuple(parse_list(given, positive_int(flag), flag)) if given else ()
+
+
+def eval_variants(
+    strategies: str,
+    header: HeaderMode,
+    retrievers: str = "bm25",
+    embedder: str = DEFAULT_EMBEDDER,
+    represent: str = "text",
+    split_tables: bool = False,
+    bm25: BM25Params | None = None,
+    reranker: str | None = None,
+) -> list[Variant]:
+    """Every strategy × header × representation × retriever; a representation other than
+    the chunk text names the variant ``strategy:representation``."""
+    from finchunk.chunk import make_chunker
+    from finchunk.evaluate.harness import Variant
+    from finchunk.evaluate.represent import Represent, index_text
+    from finchunk.retrieve.lexical.bm25 import BM25Params
+    from finchunk.retrieve.query.retriever import parse_named
+
+    names = parse_list(strategies, Strategy, "--strategies")
+    kinds = parse_list(retrievers, parse_named, "--retriever")
+    params = bm25 or BM25Params()
+    reps = parse_list(represent, lambda r: (r.strip().lower(), index_text(r)), "--represent")
+    return [
+        Variant(
+            s.value if rep == Represent.TEXT else f"{s.value}:{rep}",
+            make_chunker(s, header=h, split_tables=split_tables),
+            retriever=str(r),
+            index_text=fn,
+            embedder=embedder,
+            bm25=params,
+            reranker=reranker,
+        )
+        for r in kinds
+        for s in names
+        for h in header.values()
+        for rep, fn in reps
+    ]
+
+
+def eval_corpus(
+    docs: Path | None, passages: Path | None, questions: Path, files: Path | None
+) -> tuple[Corpus, dict[str, Any] | None]:
+    """The corpus of ``--questions`` (quote gold JSONL, documents under ``files``; TAT-QA's
+    JSON, :mod:`finchunk.datasets.tatqa`; or a CSV with the ``docs`` and ``passages``
+    tables) and, for quote gold, its alignment."""
+    if questions.suffix.lower() == ".json":
+        from finchunk.datasets.tatqa import read_tatqa
+
+        return read_tatqa(questions)[0], None
+    if questions.suffix.lower() == ".jsonl":
+        from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
+
+        qs = read_quote_questions(questions)
+        built = build_quote_corpus(qs, files if files is not None else questions.parent)
+        return built.corpus, built.alignment
+    if docs is None or passages is None:
+        raise InputError("--docs and --passages are required with a questions CSV")
+    from finchunk.evaluate.corpus import read_corpus
+
+    return read_corpus(docs, passages, questions), None
+
+
+def eval_settings(
+    threshold: float,
+    scope: Scope,
+    auto_filter: bool,
+    pad: bool,
+    distinct: Distinct,
+    per_entity: bool,
+    budget: str | None,
+    statistics: FilterStatistics = FilterStatistics.KEPT,
+    budget_tokens: str | None = None,
+) -> EvalSettings:
+    """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list,
+    ``budget_tokens`` the ``--budget-tokens`` one)."""
+    from finchunk.evaluate.harness import EvalSettings
+    from finchunk.retrieve.query.deliver import Delivery
+
+    delivery = Delivery(distinct, per_entity)
+    return EvalSettings(
+        scope,
+        auto_filter,
+        pad,
+        delivery,
+        threshold,
+        budget_list(budget, "--budget"),
+        filter_statistics=statistics,
+        budget_tokens=budget_list(budget_tokens, "--budget-tokens"),
+    )
