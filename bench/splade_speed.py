@@ -10,12 +10,17 @@ the encodings cache (``Splade.cache``) is off here::
 
     PYTHONPATH=src python bench/splade_speed.py --edgar ../shared/data/edgar [--questions 10]
 
+``--threads`` times instead the same rerank with BLAS limited to one thread (what
+``Splade.weights`` does) against NumPy's default threads, interleaved question by question:
+median wall and CPU seconds a question, and whether the scores are bitwise equal.
+
 Needs ``pip install 'finchunk[splade]'``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 from pathlib import Path
@@ -24,6 +29,7 @@ import numpy as np
 
 from finchunk.chunk import make_chunker
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
+from finchunk.retrieve.neural import splade as sp
 from finchunk.retrieve.neural.splade import SpladeReranker, _StatesCache, load_splade
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,6 +40,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--edgar", type=Path, required=True, help="the shared EDGAR folder")
     ap.add_argument("--questions", type=int, default=10)
+    ap.add_argument(
+        "--threads", action="store_true", help="one BLAS thread against NumPy's default"
+    )
     args = ap.parse_args()
     questions = read_quote_questions(ROOT / "devsets" / "edgar_dev.jsonl")[: args.questions]
     corpus = build_quote_corpus(questions, args.edgar).corpus
@@ -43,6 +52,9 @@ def main() -> None:
     # Cold costs: no window's encoding is kept between the timed calls (the cache across
     # questions is measured by bench/rerank.py's seconds a question).
     splade.cache = _StatesCache(0)
+    if args.threads:
+        threads(corpus.questions, texts_of, splade)
+        return
     fast, full, gaps, chars = [], [], [], []
     for q in corpus.questions:
         texts = texts_of[q.doc_ids[0]]
@@ -61,6 +73,33 @@ def main() -> None:
     print(f"  on the question's pieces  {f:.3f} s a question")
     print(f"  full vectors              {w:.3f} s a question ({w / f:.1f}x)")
     print(f"  largest score difference  {max(gaps):.2e}")
+
+
+def threads(questions, texts_of, splade) -> None:
+    """One BLAS thread (``Splade.weights``' own setting) against NumPy's default threads,
+    interleaved, the scores compared bitwise."""
+    limited = sp.one_blas_thread
+    timings: dict[str, tuple[list[float], list[float]]] = {"one": ([], []), "default": ([], [])}
+    equal = 0
+    for q in questions:
+        texts = texts_of[q.doc_ids[0]]
+        at = np.arange(len(texts))
+        reranker = SpladeReranker(lambda p, texts=texts: [texts[i] for i in p.tolist()], splade)
+        scores = []
+        for name, limit in (("one", limited), ("default", contextlib.nullcontext)):
+            sp.one_blas_thread = limit
+            wall, cpu = time.perf_counter(), time.process_time()
+            scores.append(reranker.score(q.text, at))
+            timings[name][0].append(time.perf_counter() - wall)
+            timings[name][1].append(time.process_time() - cpu)
+        sp.one_blas_thread = limited
+        equal += scores[0].tobytes() == scores[1].tobytes()
+    print(f"{len(questions)} questions × {DEPTH} candidates, interleaved; median a question:")
+    base = statistics.median(timings["default"][0])
+    for name, (wall, cpu) in timings.items():
+        w, c = statistics.median(wall), statistics.median(cpu)
+        print(f"  BLAS {name:<8} {w:.3f} s wall ({base / w:.1f}x), {c:.3f} s CPU")
+    print(f"  scores bitwise equal for {equal} of {len(questions)} questions")
 
 
 if __name__ == "__main__":
