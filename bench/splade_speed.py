@@ -10,9 +10,10 @@ the encodings cache (``Splade.cache``) is off here::
 
     PYTHONPATH=src python bench/splade_speed.py --edgar ../shared/data/edgar [--questions 10]
 
-``--threads`` times instead the same rerank with BLAS limited to one thread (what
+``--threads`` times instead the same rerank, and the candidates' index-time impacts (full
+vocabulary head, what ``finchunk index`` stores), with BLAS limited to one thread (what
 ``Splade.weights`` does) against NumPy's default threads, interleaved question by question:
-median wall and CPU seconds a question, and whether the scores are bitwise equal.
+median wall and CPU seconds a question, and whether scores and impacts are bitwise equal.
 
 Needs ``pip install 'finchunk[splade]'``.
 """
@@ -31,6 +32,7 @@ from finchunk.chunk import make_chunker
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
 from finchunk.retrieve.neural import splade as sp
 from finchunk.retrieve.neural.splade import SpladeReranker, _StatesCache, load_splade
+from finchunk.retrieve.neural.splade_impacts import impacts
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPTH = 100
@@ -77,29 +79,41 @@ def main() -> None:
 
 def threads(questions, texts_of, splade) -> None:
     """One BLAS thread (``Splade.weights``' own setting) against NumPy's default threads,
-    interleaved, the scores compared bitwise."""
+    interleaved, for the rerank and for index-time impacts; results compared bitwise."""
     limited = sp.one_blas_thread
-    timings: dict[str, tuple[list[float], list[float]]] = {"one": ([], []), "default": ([], [])}
-    equal = 0
+    modes = (("one", limited), ("default", contextlib.nullcontext))
+    jobs = ("rerank", "impacts")
+    timings = {(j, m): ([], []) for j in jobs for m, _ in modes}  # (wall, cpu) lists
+    equal = dict.fromkeys(jobs, 0)
     for q in questions:
         texts = texts_of[q.doc_ids[0]]
         at = np.arange(len(texts))
         reranker = SpladeReranker(lambda p, texts=texts: [texts[i] for i in p.tolist()], splade)
-        scores = []
-        for name, limit in (("one", limited), ("default", contextlib.nullcontext)):
+        made: dict[str, list[bytes]] = {j: [] for j in jobs}
+        for name, limit in modes:
             sp.one_blas_thread = limit
-            wall, cpu = time.perf_counter(), time.process_time()
-            scores.append(reranker.score(q.text, at))
-            timings[name][0].append(time.perf_counter() - wall)
-            timings[name][1].append(time.process_time() - cpu)
+            for job in jobs:
+                wall, cpu = time.perf_counter(), time.process_time()
+                if job == "rerank":
+                    out = reranker.score(q.text, at).tobytes()
+                else:
+                    rows = impacts(splade, texts)
+                    out = rows.terms.tobytes() + rows.impacts.tobytes() + rows.starts.tobytes()
+                timings[job, name][0].append(time.perf_counter() - wall)
+                timings[job, name][1].append(time.process_time() - cpu)
+                made[job].append(out)
         sp.one_blas_thread = limited
-        equal += scores[0].tobytes() == scores[1].tobytes()
-    print(f"{len(questions)} questions × {DEPTH} candidates, interleaved; median a question:")
-    base = statistics.median(timings["default"][0])
-    for name, (wall, cpu) in timings.items():
-        w, c = statistics.median(wall), statistics.median(cpu)
-        print(f"  BLAS {name:<8} {w:.3f} s wall ({base / w:.1f}x), {c:.3f} s CPU")
-    print(f"  scores bitwise equal for {equal} of {len(questions)} questions")
+        for job in jobs:
+            equal[job] += made[job][0] == made[job][1]
+    n = len(questions)
+    print(f"{n} questions × {DEPTH} candidates, interleaved; median a question:")
+    for job in jobs:
+        base = statistics.median(timings[job, "default"][0])
+        for name, _ in modes:
+            wall, cpu = timings[job, name]
+            w, c = statistics.median(wall), statistics.median(cpu)
+            print(f"  {job:<8} BLAS {name:<8} {w:.3f} s wall ({base / w:.1f}x), {c:.3f} s CPU")
+        print(f"  {job:<8} bitwise equal for {equal[job]} of {n} questions")
 
 
 if __name__ == "__main__":
