@@ -35,9 +35,9 @@ window gives the same arrays bitwise, so scores do not depend on what was asked 
 OpenBLAS's own threads cost more than they gain on them: on a loaded 2-core machine a window
 took 0.21 s of CPU (0.42 s wall) with NumPy's default 2 threads and 0.027 s (0.055 s wall)
 with one, the arrays bitwise equal; a rerank 14× faster, index-time impacts 5×
-(``bench/splade_speed.py --threads``). So the forward
-passes run with BLAS limited to one thread (threadpoolctl, in the splade extra; without it
-NumPy's setting is left as it is), restored afterwards.
+(``bench/splade_speed.py --threads``). So the forward passes run with BLAS limited to one
+thread (threadpoolctl, in the splade extra; without it NumPy's setting is left as it is),
+restored afterwards.
 """
 
 from __future__ import annotations
