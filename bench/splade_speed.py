@@ -10,12 +10,18 @@ the encodings cache (``Splade.cache``) is off here::
 
     PYTHONPATH=src python bench/splade_speed.py --edgar ../shared/data/edgar [--questions 10]
 
+``--threads`` times instead the same rerank, and the candidates' index-time impacts (full
+vocabulary head, what ``finchunk index`` stores), with BLAS limited to one thread (what
+``Splade.weights`` does) against NumPy's default threads, interleaved question by question:
+median wall and CPU seconds a question, and whether scores and impacts are bitwise equal.
+
 Needs ``pip install 'finchunk[splade]'``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 from pathlib import Path
@@ -24,7 +30,9 @@ import numpy as np
 
 from finchunk.chunk import make_chunker
 from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
+from finchunk.retrieve.neural import splade as sp
 from finchunk.retrieve.neural.splade import SpladeReranker, _StatesCache, load_splade
+from finchunk.retrieve.neural.splade_impacts import impacts
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPTH = 100
@@ -34,6 +42,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--edgar", type=Path, required=True, help="the shared EDGAR folder")
     ap.add_argument("--questions", type=int, default=10)
+    ap.add_argument(
+        "--threads", action="store_true", help="one BLAS thread against NumPy's default"
+    )
     args = ap.parse_args()
     questions = read_quote_questions(ROOT / "devsets" / "edgar_dev.jsonl")[: args.questions]
     corpus = build_quote_corpus(questions, args.edgar).corpus
@@ -43,6 +54,9 @@ def main() -> None:
     # Cold costs: no window's encoding is kept between the timed calls (the cache across
     # questions is measured by bench/rerank.py's seconds a question).
     splade.cache = _StatesCache(0)
+    if args.threads:
+        threads(corpus.questions, texts_of, splade)
+        return
     fast, full, gaps, chars = [], [], [], []
     for q in corpus.questions:
         texts = texts_of[q.doc_ids[0]]
@@ -61,6 +75,45 @@ def main() -> None:
     print(f"  on the question's pieces  {f:.3f} s a question")
     print(f"  full vectors              {w:.3f} s a question ({w / f:.1f}x)")
     print(f"  largest score difference  {max(gaps):.2e}")
+
+
+def threads(questions, texts_of, splade) -> None:
+    """One BLAS thread (``Splade.weights``' own setting) against NumPy's default threads,
+    interleaved, for the rerank and for index-time impacts; results compared bitwise."""
+    limited = sp.one_blas_thread
+    modes = (("one", limited), ("default", contextlib.nullcontext))
+    jobs = ("rerank", "impacts")
+    timings = {(j, m): ([], []) for j in jobs for m, _ in modes}  # (wall, cpu) lists
+    equal = dict.fromkeys(jobs, 0)
+    for q in questions:
+        texts = texts_of[q.doc_ids[0]]
+        at = np.arange(len(texts))
+        reranker = SpladeReranker(lambda p, texts=texts: [texts[i] for i in p.tolist()], splade)
+        made: dict[str, list[bytes]] = {j: [] for j in jobs}
+        for name, limit in modes:
+            sp.one_blas_thread = limit
+            for job in jobs:
+                wall, cpu = time.perf_counter(), time.process_time()
+                if job == "rerank":
+                    out = reranker.score(q.text, at).tobytes()
+                else:
+                    rows = impacts(splade, texts)
+                    out = rows.terms.tobytes() + rows.impacts.tobytes() + rows.starts.tobytes()
+                timings[job, name][0].append(time.perf_counter() - wall)
+                timings[job, name][1].append(time.process_time() - cpu)
+                made[job].append(out)
+        sp.one_blas_thread = limited
+        for job in jobs:
+            equal[job] += made[job][0] == made[job][1]
+    n = len(questions)
+    print(f"{n} questions × {DEPTH} candidates, interleaved; median a question:")
+    for job in jobs:
+        base = statistics.median(timings[job, "default"][0])
+        for name, _ in modes:
+            wall, cpu = timings[job, name]
+            w, c = statistics.median(wall), statistics.median(cpu)
+            print(f"  {job:<8} BLAS {name:<8} {w:.3f} s wall ({base / w:.1f}x), {c:.3f} s CPU")
+        print(f"  {job:<8} bitwise equal for {equal[job]} of {n} questions")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ when the extra is not installed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import struct
 from pathlib import Path
@@ -465,3 +466,27 @@ def test_the_states_cache_keeps_its_byte_budget_least_recently_used_out() -> Non
     assert cache.used == 1200 and len(cache) == 3
     cache.put(b"huge", np.zeros(1000, dtype=np.float32))  # larger than the budget: not kept
     assert cache.get(b"huge") is None and len(cache) == 3
+
+
+def test_the_forward_pass_runs_on_one_blas_thread_and_gives_the_same_weights(
+    tiny, monkeypatch
+) -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl", reason="in the splade extra")
+    seen: list[list[int]] = []
+    model_states = tiny.model.states
+
+    def states(ids: np.ndarray) -> np.ndarray:
+        seen.append([p["num_threads"] for p in threadpoolctl.threadpool_info()
+                     if p["user_api"] == "blas"])  # fmt: skip
+        return model_states(ids)
+
+    before = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+    fresh = sp.Splade(tiny.model, sp.tokenizer())
+    monkeypatch.setattr(fresh.model, "states", states)
+    limited = fresh.weights(TEXTS)
+    assert seen and all(n == [1] * len(before) for n in seen)  # one thread while encoding
+    after = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+    assert after == before  # and NumPy's setting restored
+    monkeypatch.setattr(sp, "one_blas_thread", contextlib.nullcontext)
+    unlimited = sp.Splade(tiny.model, sp.tokenizer()).weights(TEXTS)
+    assert np.array_equal(limited, unlimited)
