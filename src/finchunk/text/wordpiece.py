@@ -47,6 +47,7 @@ MAX_WORD_CHARS = 100
 UNKNOWN = "[UNK]"
 CONTINUATION = "##"
 
+_TRAILING_SPACE = re.compile(r"[^\S\n](?:\n|\Z)")  # a vocabulary line that ends in whitespace
 _ASCII_PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 # ASCII text after cleaning: runs of anything but space and punctuation, or one punctuation
 _ASCII_WORD = re.compile(r"[^ " + re.escape(_ASCII_PUNCTUATION) + r"]+|[" +
@@ -67,9 +68,13 @@ KNOWN = (
     (0xFFFD, 0xFFFD),  # the replacement character
     (0x1F000, 0x1FAFF),  # emoji and pictographs
 )
-_UNKNOWN_CHARACTER = re.compile(
-    "[^" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in KNOWN) + "]"
-)
+
+
+@lru_cache(maxsize=1)
+def _unknown_character() -> re.Pattern[str]:
+    """A character outside :data:`KNOWN` (compiled when a text is first not all ASCII)."""
+    return re.compile("[^" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in KNOWN) + "]")
+
 _CJK = (
     (0x4E00, 0x9FFF),
     (0x3400, 0x4DBF),
@@ -154,12 +159,15 @@ class WordPiece:
         """A ``vocab.txt``: one piece a line, its id the line's number (trailing whitespace
         is not part of a piece; a repeated piece keeps its last line's id)."""
         try:
-            lines = read_bytes(path).decode("utf-8").split("\n")
+            text = read_bytes(path).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not a UTF-8 vocabulary: {exc}") from exc
+        lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()  # the newline that ends the last line
-        vocab = {line.rstrip(): i for i, line in enumerate(lines)}
+        if _TRAILING_SPACE.search(text):
+            lines = [line.rstrip() for line in lines]
+        vocab = dict(zip(lines, range(len(lines)), strict=True))
         if UNKNOWN not in vocab:
             raise InputError(f"{path}: a WordPiece vocabulary without {UNKNOWN}")
         return cls(vocab, fallback)
@@ -172,7 +180,7 @@ class WordPiece:
 
     def encode(self, text: str) -> list[int]:
         """The text's piece ids (no ``[CLS]``/``[SEP]``)."""
-        if self.fallback is not None and not text.isascii() and _UNKNOWN_CHARACTER.search(text):
+        if self.fallback is not None and not known(text):
             return self.fallback(text)
         out: list[int] = []
         pieces = self._pieces
@@ -207,4 +215,4 @@ class WordPiece:
 
 def known(text: str) -> bool:
     """Whether every character of ``text`` lies in :data:`KNOWN`."""
-    return text.isascii() or not _UNKNOWN_CHARACTER.search(text)
+    return text.isascii() or not _unknown_character().search(text)
