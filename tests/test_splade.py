@@ -317,6 +317,18 @@ def test_a_question_encodes_as_it_did_with_tokenizers_and_threads(question) -> N
 
 
 @needs_model
+def test_a_question_encodes_the_same_without_threadpoolctl(monkeypatch) -> None:
+    model = sp.load_splade()
+    question = QUESTIONS[0]
+    limited = model.query(question)
+    monkeypatch.setattr(sp, "_blas_threads", lambda: None)  # as if it were not installed
+    monkeypatch.setattr(model, "cache", sp._StatesCache(0))  # encoded afresh
+    free = model.query(question)
+    assert limited[0].tolist() == free[0].tolist()
+    assert limited[1].tobytes() == free[1].tobytes()
+
+
+@needs_model
 def test_packaged_model_reranks_the_passage_that_answers_first() -> None:
     from finchunk.retrieve.query.retriever import make_retriever
 
