@@ -548,22 +548,21 @@ def evaluate(
     >>> report["alignment"]["aligned"] == report["alignment"]["quotes"]
     True
     """
-    from finchunk.cli.chunk_eval import eval_corpus, eval_settings, eval_variants
-    from finchunk.cli.common import HeaderMode, parse_ks
+    from finchunk.evaluate import options as opt
     from finchunk.evaluate.harness import evaluate as run_eval
     from finchunk.evaluate.scope import Scope
     from finchunk.retrieve.kinds import Distinct
 
     mode = header if isinstance(header, str) else ("on" if header else "off")
     try:
-        header_mode, where = HeaderMode(mode.strip().lower()), Scope(scope.strip().lower())
+        header_mode, where = opt.HeaderMode(mode.strip().lower()), Scope(scope.strip().lower())
     except ValueError as exc:
         raise InputError(f"evaluate: {exc}") from None
     given = [Path(p) if p else None for p in (docs, passages, questions, files)]
-    corpus, alignment = eval_corpus(*given)  # type: ignore[arg-type]
-    ks = parse_ks(str(k) if isinstance(k, int) else _listed(k))
-    variants = eval_variants(_listed(strategies), header_mode, _listed(retriever))
-    settings = eval_settings(threshold, where, False, True, Distinct.NONE, False, None)
+    corpus, alignment = opt.eval_corpus(*given)  # type: ignore[arg-type]
+    ks = opt.parse_ks(str(k) if isinstance(k, int) else _listed(k))
+    variants = opt.eval_variants(_listed(strategies), header_mode, _listed(retriever))
+    settings = opt.eval_settings(threshold, where, False, True, Distinct.NONE, False, None)
     report = run_eval(corpus, variants, ks, settings)
     if alignment is not None:
         report["alignment"] = alignment

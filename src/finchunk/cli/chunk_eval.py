@@ -34,8 +34,6 @@ from finchunk.cli.common import (
     err_console,
     parallel_on,
     parse_ks,
-    parse_list,
-    positive_int,
     print_warning,
     report_skipped,
     report_unsupported,
@@ -47,6 +45,7 @@ from finchunk.cli.progress import (
     watched_embedder,
 )
 from finchunk.errors import InputError
+from finchunk.evaluate.options import eval_corpus, eval_settings, eval_variants
 from finchunk.evaluate.scope import Scope
 from finchunk.files import check_output
 from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, Distinct, FilterStatistics
@@ -54,7 +53,6 @@ from finchunk.retrieve.kinds import DEFAULT_EMBEDDER, Distinct, FilterStatistics
 if TYPE_CHECKING:
     from finchunk.evaluate.corpus import Corpus
     from finchunk.evaluate.harness import EvalSettings, Variant
-    from finchunk.retrieve.lexical.bm25 import BM25Params
 
 DEFAULT_STRATEGIES = "fixed,recursive,structure,bytitle"
 
@@ -116,88 +114,6 @@ def _records(sources: list[Any], chunker: Any, mode: Any, skipped: list[tuple[st
             print_warning(source, warning)
         if doc is not None:
             yield from document_records(doc, chunker.chunk(doc))
-
-
-def eval_variants(
-    strategies: str,
-    header: HeaderMode,
-    retrievers: str = "bm25",
-    embedder: str = DEFAULT_EMBEDDER,
-    represent: str = "text",
-    split_tables: bool = False,
-    bm25: BM25Params | None = None,
-    reranker: str | None = None,
-) -> list[Variant]:
-    """Every strategy × header × representation × retriever; a representation other than
-    the chunk text names the variant ``strategy:representation``."""
-    from finchunk.chunk import make_chunker
-    from finchunk.evaluate.harness import Variant
-    from finchunk.evaluate.represent import Represent, index_text
-    from finchunk.retrieve.query.retriever import parse_named
-
-    names = parse_list(strategies, Strategy, "--strategies")
-    kinds = parse_list(retrievers, parse_named, "--retriever")
-    params = bm25 or bm25_params(None, None)
-    reps = parse_list(represent, lambda r: (r.strip().lower(), index_text(r)), "--represent")
-    return [
-        Variant(
-            s.value if rep == Represent.TEXT else f"{s.value}:{rep}",
-            make_chunker(s, header=h, split_tables=split_tables),
-            retriever=str(r),
-            index_text=fn,
-            embedder=embedder,
-            bm25=params,
-            reranker=reranker,
-        )
-        for r in kinds
-        for s in names
-        for h in header.values()
-        for rep, fn in reps
-    ]
-
-
-def eval_corpus(
-    docs: Path | None, passages: Path | None, questions: Path, files: Path | None
-) -> tuple[Corpus, dict[str, Any] | None]:
-    """The corpus of ``--questions`` (quote gold JSONL, documents under ``files``; TAT-QA's
-    JSON, :mod:`finchunk.datasets.tatqa`; or a CSV with the ``docs`` and ``passages``
-    tables) and, for quote gold, its alignment."""
-    if questions.suffix.lower() == ".json":
-        from finchunk.datasets.tatqa import read_tatqa
-
-        return read_tatqa(questions)[0], None
-    if questions.suffix.lower() == ".jsonl":
-        from finchunk.evaluate.quotes import build_quote_corpus, read_quote_questions
-
-        qs = read_quote_questions(questions)
-        built = build_quote_corpus(qs, files if files is not None else questions.parent)
-        return built.corpus, built.alignment
-    if docs is None or passages is None:
-        raise InputError("--docs and --passages are required with a questions CSV")
-    from finchunk.evaluate.corpus import read_corpus
-
-    return read_corpus(docs, passages, questions), None
-
-
-def eval_settings(
-    threshold: float,
-    scope: Scope,
-    auto_filter: bool,
-    pad: bool,
-    distinct: Distinct,
-    per_entity: bool,
-    budget: str | None,
-    statistics: FilterStatistics = FilterStatistics.KEPT,
-) -> EvalSettings:
-    """The settings of ``finchunk eval``'s options (``budget``: the ``--budget`` list)."""
-    from finchunk.evaluate.harness import EvalSettings
-    from finchunk.retrieve.query.deliver import Delivery
-
-    budgets = tuple(parse_list(budget, positive_int("--budget"), "--budget")) if budget else ()
-    delivery = Delivery(distinct, per_entity)
-    return EvalSettings(
-        scope, auto_filter, pad, delivery, threshold, budgets, filter_statistics=statistics
-    )
 
 
 def _watched(variants: list[Variant], bar: Any) -> list[Variant]:

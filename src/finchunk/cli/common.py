@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar
 
 import typer
 from rich.console import Console
@@ -24,13 +23,17 @@ from finchunk.chunk import DEFAULT_SIZES, Strategy
 from finchunk.chunk.source import STRUCTURE_SIZES
 from finchunk.cli.helpstyle import folding_help, plain_help, usage_pieces
 from finchunk.errors import FinchunkError, InputError
+
+# what eval's options mean lives below the CLI (finchunk.evaluate, which the API also calls)
+from finchunk.evaluate.options import MAX_KS as MAX_KS
+from finchunk.evaluate.options import HeaderMode as HeaderMode
+from finchunk.evaluate.options import bm25_params as bm25_params
+from finchunk.evaluate.options import parse_ks as parse_ks
+from finchunk.evaluate.options import parse_list as parse_list
+from finchunk.evaluate.options import positive_int as positive_int
 from finchunk.files import is_database_url as is_database_url  # (commands import it from here)
 from finchunk.retrieve.kinds import Distinct
 
-if TYPE_CHECKING:
-    from finchunk.retrieve.lexical.bm25 import BM25Params
-
-T = TypeVar("T")
 console = Console()
 err_console = Console(stderr=True)
 
@@ -233,15 +236,6 @@ DistinctOpt = Annotated[
 ]
 
 
-class HeaderMode(StrEnum):
-    ON = "on"
-    OFF = "off"
-    BOTH = "both"
-
-    def values(self) -> list[bool]:
-        return {"on": [True], "off": [False], "both": [False, True]}[self.value]
-
-
 #: ``--bm25-k1`` / ``--bm25-b`` / ``--bm25-prefix`` (eval, bench financebench, index); None:
 #: the default of :class:`finchunk.retrieve.lexical.bm25.BM25Params` (k1 0.9, b 0.5, prefix terms of
 #: 4 characters; a test checks these help texts).
@@ -328,72 +322,9 @@ def parallel_on(dask: str | None) -> Iterator[None]:
         yield
 
 
-def bm25_params(k1: float | None, b: float | None, prefix: int | None = None) -> BM25Params:
-    """BM25's default parameters with the ``--bm25-k1`` / ``--bm25-b`` / ``--bm25-prefix``
-    given (validated)."""
-    from dataclasses import replace
-
-    from finchunk.retrieve.lexical.bm25 import BM25Params
-
-    params = BM25Params()
-    given = {n: v for n, v in (("k1", k1), ("b", b)) if v is not None}
-    if prefix is not None:
-        given["text"] = replace(params.text, prefix=prefix)
-    return replace(params, **given)
-
-
-#: The most cut-offs one ``-k`` may name: a curve's points, each a row of every report.
-MAX_KS = 1000
-
-
-def parse_ks(spec: str, option: str = "-k") -> list[int]:
-    """``"1-10"`` → 1..10; ``"3,5"`` → [3, 5]; mixed forms allowed (``"1-3,5,10"``).
-
-    At most :data:`MAX_KS` values: a range is sized before it is built, so ``1-1000000000``
-    is a clear error, not a list of a billion numbers.
-    """
-    out: set[int] = set()
-    try:
-        for part in spec.split(","):
-            part = part.strip()
-            if not part:
-                continue
-            a, dash, b = part.partition("-")
-            lo = int(a)
-            hi = int(b) if dash else lo
-            if hi - lo + 1 + len(out) > MAX_KS:
-                msg = f"{option}: {spec!r} names more than {MAX_KS:,} cut-offs"
-                raise InputError(msg)
-            out.update(range(lo, hi + 1))
-    except ValueError:
-        msg = f"{option}: expected a range like 1-10 or a list like 3,5; got {spec!r}"
-        raise InputError(msg) from None
-    if not out or min(out) < 1:
-        raise InputError(f"{option}: values must be positive integers; got {spec!r}")
-    return sorted(out)
-
-
-def positive_int(option: str) -> Callable[[str], int]:
-    """A converter for ``parse_list``: a positive whole number, or an error naming ``option``."""
-
-    def convert(text: str) -> int:
-        if not text.isdecimal() or int(text) < 1:
-            raise InputError(f"{option}: expected positive whole numbers, got {text!r}")
-        return int(text)
-
-    return convert
-
-
 def largest_k(spec: str, option: str = "-k") -> int:
     """The k of a command that ranks once (search, ask): the largest of ``-k`` 5, 1-10, 3,5."""
     return parse_ks(spec, option)[-1]
-
-
-def parse_list(spec: str, convert: Callable[[str], T], option: str) -> list[T]:
-    items = [s.strip() for s in spec.split(",") if s.strip()]
-    if not items:
-        raise InputError(f"{option}: empty list")
-    return [convert(s) for s in items]
 
 
 def print_error(message: str) -> None:
