@@ -329,6 +329,33 @@ def test_a_question_encodes_the_same_without_threadpoolctl(monkeypatch) -> None:
 
 
 @needs_model
+def test_questions_encoded_in_threads_leave_the_blas_threads_as_they_were(monkeypatch) -> None:
+    import threading
+
+    controller = sp._blas_threads()
+    if controller is None:
+        pytest.skip("pip install threadpoolctl")
+    before = [lib["num_threads"] for lib in controller.select(user_api="blas").info()]
+    model = sp.load_splade()
+    monkeypatch.setattr(model, "cache", sp._StatesCache(0))  # every call encodes
+    expected = {q: model.query(q)[1].tobytes() for q in QUESTIONS[:4]}
+    got: list[bool] = []
+
+    def ask(question: str) -> None:
+        for _ in range(5):
+            got.append(model.query(question)[1].tobytes() == expected[question])
+
+    threads = [threading.Thread(target=ask, args=(q,)) for q in QUESTIONS[:4]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 20 and all(got)
+    after = [lib["num_threads"] for lib in sp._blas_threads().select(user_api="blas").info()]
+    assert after == before
+
+
+@needs_model
 def test_packaged_model_reranks_the_passage_that_answers_first() -> None:
     from finchunk.retrieve.query.retriever import make_retriever
 

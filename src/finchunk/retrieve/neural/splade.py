@@ -443,15 +443,37 @@ def _blas_threads() -> Any:
     return threadpoolctl.ThreadpoolController()
 
 
-@contextlib.contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """The BLAS on one thread for the block (unchanged where threadpoolctl is missing)."""
-    controller = _blas_threads()
-    if controller is None:
-        yield
-        return
-    with controller.limit(limits=1, user_api="blas"):
-        yield
+class _OneBlasThread:
+    """The BLAS's thread count is the process's: threads that encode questions at once
+    share one limit, set by the first to enter and restored by the last to leave (nested
+    limits restored out of order would leave the BLAS on one thread for good)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._limiter: Any = None
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        controller = _blas_threads()
+        if controller is None:  # threadpoolctl is missing: the same results, more CPU
+            yield
+            return
+        with self._lock:
+            if not self._inside:
+                self._limiter = controller.limit(limits=1, user_api="blas")
+            self._inside += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._inside -= 1
+                if not self._inside:
+                    self._limiter.restore_original_limits()
+
+
+#: The BLAS on one thread for the block (unchanged where threadpoolctl is missing).
+_one_blas_thread = _OneBlasThread()
 
 
 @functools.cache
