@@ -8,10 +8,12 @@ piece; this module costs the vocabulary's read (a few ms) and runs at a few µs 
 below the model's own cost per piece, so it tokenizes the passages at index time too and the
 question and its passages are cut the same way.
 
-The steps are BERT's, as ``tokenizers`` (0.15 and later) runs them:
+The steps are BERT's, as ``tokenizers`` runs them (0.23 checked; the tests check the one
+installed):
 
-1. **clean**: NUL, U+FFFD and every other-category character (Cc, Cf, Co, Cn; tab, newline
-   and carriage return excepted) are dropped, then every whitespace character becomes a space;
+1. **clean**: NUL, U+FFFD and every control, format or private-use character (Cc, Cf, Co;
+   tab, newline and carriage return excepted) are dropped, then every whitespace character
+   becomes a space (unassigned code points stay, as ``tokenizers`` keeps them);
 2. **CJK**: each CJK ideograph is set apart by spaces;
 3. **accents**: NFD, then non-spacing marks (Mn) dropped;
 4. **lower case**, character by character (no final-sigma rule: "Σ" is always "σ");
@@ -20,13 +22,14 @@ The steps are BERT's, as ``tokenizers`` (0.15 and later) runs them:
 6. **pieces**: greedy longest match from the left, later pieces with ``##``; a word with no
    such split, or over 100 characters, is one ``[UNK]``.
 
-**Which characters.** ``tokenizers`` reads character categories from Unicode 8 tables (2015);
-Python's :mod:`unicodedata` is newer, and the two disagree on a few hundred characters added or
-recategorised since (new combining marks, format characters and punctuation of Brahmic,
-Arabic and historic scripts). Those lie outside :data:`KNOWN`, the blocks where the two agree
-code point by code point (Latin, Greek, Cyrillic, Hebrew, general punctuation, currency,
-symbols, CJK, kana, Hangul, full-width forms, emoji): a text with a character outside them is
-handed to ``fallback`` (``tokenizers`` itself, where a caller gives it).
+**Which characters.** ``tokenizers`` reads character categories from tables older than
+Unicode 9 (2016); Python's :mod:`unicodedata` is newer, and the two disagree on a few
+hundred characters added or recategorised since (new combining marks, format characters and
+punctuation of Brahmic, Arabic and historic scripts). Those lie outside :data:`KNOWN`, the
+blocks where the two agree code point by code point (Latin, Greek, Cyrillic, Hebrew, general
+punctuation, currency, symbols, CJK, kana, Hangul, full-width forms, emoji): a text with a
+character outside them is handed to ``fallback`` (``tokenizers`` itself, where a caller
+gives it).
 ``tests/test_wordpiece.py`` checks every code point of :data:`KNOWN`, and questions and
 passages in English and Spanish, against ``tokenizers``.
 """
@@ -74,6 +77,7 @@ KNOWN = (
 def _unknown_character() -> re.Pattern[str]:
     """A character outside :data:`KNOWN` (compiled when a text is first not all ASCII)."""
     return re.compile("[^" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in KNOWN) + "]")
+
 
 _CJK = (
     (0x4E00, 0x9FFF),
