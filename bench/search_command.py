@@ -11,7 +11,14 @@ alternates, so a busy spell costs both alike). Prints each p50, the ratio (targe
 were stored), with the recall figures measured for this change (``RECORDED``)::
 
     PYTHONPATH=src python bench/search_command.py --data ../shared/data/financebench \\
-        [--cache ~/.cache/finchunk-bench] [--questions 8] [--rounds 3]
+        [--cache ~/.cache/finchunk-bench] [--questions 8] [--rounds 3] [--baseline DIR]
+
+``--baseline DIR`` (a ``src`` folder of another version, e.g. ``git archive HEAD~3 src | tar
+-x -C /tmp/base``) runs that version's two commands too, interleaved with these four to a
+question, on the same index: before and after in one run. The commands run as an installed
+package does, from compiled bytecode (kept under ``--cache``, even where
+``PYTHONDONTWRITEBYTECODE`` is set): compiling finchunk's sources in every process would add
+the same ~0.3 s to both commands and flatter the ratio.
 
 Needs ``pip install 'finchunk[splade]'`` for ``auto`` to rerank at all.
 """
@@ -70,7 +77,7 @@ def _cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _timed(index: Path, question: str, retriever: str) -> tuple[float, float]:
+def _timed(index: Path, question: str, retriever: str, env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds (user + system) of one cold ``finchunk search``: the CPU time
     stands when other work shares the machine."""
     t, c = time.perf_counter(), _cpu()
@@ -79,8 +86,19 @@ def _timed(index: Path, question: str, retriever: str) -> tuple[float, float]:
         check=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=env,
     )
     return time.perf_counter() - t, _cpu() - c
+
+
+def _report(label: str, times: dict[str, list[float]], cpu: dict[str, list[float]]) -> None:
+    auto, bm25 = statistics.median(times["auto"]), statistics.median(times["bm25"])
+    print(f"  {label}finchunk search (auto)             p50 {auto:.2f} s")
+    print(f"  {label}finchunk search --retriever bm25   p50 {bm25:.2f} s")
+    verdict = "ok" if auto <= 1.3 * bm25 else "over the 1.3x target"
+    print(f"  {label}ratio                              {auto / bm25:.2f}x ({verdict})")
+    a, b = statistics.median(cpu["auto"]), statistics.median(cpu["bm25"])
+    print(f"  {label}CPU seconds p50: auto {a:.2f}, bm25 {b:.2f}, ratio {a / b:.2f}x")
 
 
 def _agreement(index_path: Path, questions: list[str], k: int) -> tuple[int, int]:
@@ -122,6 +140,7 @@ def main() -> None:
     ap.add_argument("--questions", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("-k", type=int, default=5)
+    ap.add_argument("--baseline", type=Path, help="another version's src folder, run beside")
     args = ap.parse_args()
     # the 10 smallest PDFs (3 MB, 10-Qs, 8-Ks, earnings releases and a 10-K): a build
     # that encodes every chunk with SPLADE stays minutes on a laptop; a search's cost is
@@ -131,25 +150,32 @@ def main() -> None:
     index = args.cache / "search_command_index"
     args.cache.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[1] / "src"))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(args.cache / "pycache")
     _build(pdfs, index)
     questions = _questions(args.data, {p.stem for p in pdfs}, args.questions)
-    times: dict[str, list[float]] = {"auto": [], "bm25": []}
-    cpu: dict[str, list[float]] = {"auto": [], "bm25": []}
+    versions = {"": dict(os.environ)}
+    if args.baseline:
+        versions["baseline: "] = dict(os.environ, PYTHONPATH=str(args.baseline.resolve()))
+    runs = [(v, name) for v in versions for name in ("auto", "bm25")]
+    for v, name in runs:  # compile each version's bytecode once, untimed
+        _timed(index, questions[0], name, versions[v])
+    times = {run: [] for run in runs}
+    cpu = {run: [] for run in runs}
     for r in range(args.rounds):
         for i, q in enumerate(questions):
-            order = ("auto", "bm25") if (r + i) % 2 == 0 else ("bm25", "auto")
-            for name in order:
-                wall, used = _timed(index, q, name)
-                times[name].append(wall)
-                cpu[name].append(used)
-    auto, bm25 = statistics.median(times["auto"]), statistics.median(times["bm25"])
+            shift = (r * len(questions) + i) % len(runs)  # each command in each place
+            for run in runs[shift:] + runs[:shift]:
+                wall, used = _timed(index, q, run[1], versions[run[0]])
+                times[run].append(wall)
+                cpu[run].append(used)
     print(f"{len(questions)} questions × {args.rounds} rounds, a cold process each")
-    print(f"  finchunk search (auto)             p50 {auto:.2f} s")
-    print(f"  finchunk search --retriever bm25   p50 {bm25:.2f} s")
-    verdict = "ok" if auto <= 1.3 * bm25 else "over the 1.3x target"
-    print(f"  ratio                              {auto / bm25:.2f}x ({verdict})")
-    a, b = statistics.median(cpu["auto"]), statistics.median(cpu["bm25"])
-    print(f"  CPU seconds p50: auto {a:.2f}, bm25 {b:.2f}, ratio {a / b:.2f}x")
+    for v in versions:
+        _report(
+            v,
+            {name: times[(v, name)] for name in ("auto", "bm25")},
+            {name: cpu[(v, name)] for name in ("auto", "bm25")},
+        )
     same, n = _agreement(index, questions, args.k)
     print(f"  top {args.k} over stored impacts = exact question-time rerank: {same}/{n}")
     for line in RECORDED:

@@ -136,7 +136,7 @@ def test_a_long_text_is_the_max_over_its_windows(tiny) -> None:
     first = " ".join(["revenue", "income", "cash"] * 4 + ["net", "sales"])
     second = "capital expenditures were ten billion"
     assert tiny.window == 14
-    assert len(sp.tokenizer().encode(first, add_special_tokens=False).ids) == 14
+    assert len(sp.tokenizer().encode(first)) == 14
     joined = tiny.weights([f"{first} {second}"])[0]
     parts = tiny.weights([first, second])
     assert np.array_equal(joined, parts.max(axis=0))
@@ -278,6 +278,82 @@ def test_packaged_model_gives_the_reference_weights() -> None:
     for row, (pieces, weights) in zip(got, REFERENCE.values(), strict=True):
         assert np.flatnonzero(row > 0)[:10].tolist() == pieces
         assert np.allclose(row[pieces], weights, atol=1e-4)
+
+
+#: Questions whose encoding must not change: English, Spanish, accents, numbers, currency,
+#: punctuation, ligatures, CJK, control characters, a Greek final sigma, a word over 100
+#: characters, nothing, and a character tokenizers reads with older Unicode tables.
+QUESTIONS = [
+    "What is the FY2018 capital expenditure amount (in USD millions) for 3M?",
+    "What was Apple capex in fiscal 2024? Answer in one sentence.",
+    "¿Cuál fue el beneficio neto de Telefónica en 2023?",
+    "Ingresos de Repsol (millones €) 2022 vs. 2021; variación en %",
+    "What was Nestlé's EBITDA margin in FY2023 — 18.5% or 19%?",
+    "Revenue was $1,234.5 million (up 12.3%) — see Note 7(b).",
+    "ﬁnancial ﬂows “quoted” ‘single’ … • bullet ÀÉÎÕÜ ñandú façade naïve",
+    "中文 問題 and 日本語 テスト",
+    "tab\there\nnewline\rreturn\x0bvt\x0cff\x85nel\u200bzero-width\ufeffbom",
+    "ΣΊΣΥΦΟΣ İstanbul Straße",
+    "a" * 150 + " capex",
+    "",
+    "profit x\u0890y",  # ARABIC POUND MARK ABOVE: handed to tokenizers
+]
+
+
+@needs_model
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_question_encodes_as_it_did_with_tokenizers_and_threads(question) -> None:
+    """Splade.query (WordPiece in Python, the BLAS on one thread) gives, bit for bit, the
+    vector of the path it replaced: ``tokenizers``' pieces through the model as the BLAS
+    threads it by default."""
+    implementations = pytest.importorskip("tokenizers.implementations")
+    model = sp.load_splade()
+    tok = implementations.BertWordPieceTokenizer(str(sp.VOCAB), lowercase=True)
+    ids = tok.encode(question, add_special_tokens=False).ids
+    window = np.array([model._cls, *ids, model._sep], dtype=np.int64)
+    before = model.model.term_weights(model.model.states(window), model.model.head())
+    terms, weights = model.query(question)
+    assert terms.tolist() == np.flatnonzero(before > 0).tolist()
+    assert weights.tobytes() == before[terms].tobytes()
+
+
+@needs_model
+def test_a_question_encodes_the_same_without_threadpoolctl(monkeypatch) -> None:
+    model = sp.load_splade()
+    question = QUESTIONS[0]
+    limited = model.query(question)
+    monkeypatch.setattr(sp, "_blas_threads", lambda: None)  # as if it were not installed
+    monkeypatch.setattr(model, "cache", sp._StatesCache(0))  # encoded afresh
+    free = model.query(question)
+    assert limited[0].tolist() == free[0].tolist()
+    assert limited[1].tobytes() == free[1].tobytes()
+
+
+@needs_model
+def test_questions_encoded_in_threads_leave_the_blas_threads_as_they_were(monkeypatch) -> None:
+    import threading
+
+    controller = sp._blas_threads()
+    if controller is None:
+        pytest.skip("pip install threadpoolctl")
+    before = [lib["num_threads"] for lib in controller.select(user_api="blas").info()]
+    model = sp.load_splade()
+    monkeypatch.setattr(model, "cache", sp._StatesCache(0))  # every call encodes
+    expected = {q: model.query(q)[1].tobytes() for q in QUESTIONS[:4]}
+    got: list[bool] = []
+
+    def ask(question: str) -> None:
+        for _ in range(5):
+            got.append(model.query(question)[1].tobytes() == expected[question])
+
+    threads = [threading.Thread(target=ask, args=(q,)) for q in QUESTIONS[:4]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 20 and all(got)
+    after = [lib["num_threads"] for lib in sp._blas_threads().select(user_api="blas").info()]
+    assert after == before
 
 
 @needs_model

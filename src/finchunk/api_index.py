@@ -176,7 +176,7 @@ class Index:
         """
         from finchunk.chunk import parse_strategy
         from finchunk.files import is_database_url
-        from finchunk.retrieve.index.build import build_into
+        from finchunk.retrieve.backends.targets import build_into
         from finchunk.retrieve.index.config import IndexConfig, splade_config
         from finchunk.retrieve.lexical.bm25 import BM25Params
 

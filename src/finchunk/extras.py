@@ -52,6 +52,7 @@ EXTRA_MODULES: tuple[str, ...] = (
     "sentence_transformers",
     "onnxruntime",
     "tokenizers",
+    "threadpoolctl",
     "cognition",
     "langchain_core",
     "langchain_text_splitters",

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 from rich.console import Console
@@ -35,7 +35,6 @@ from finchunk.retrieve.kinds import Distinct
 if TYPE_CHECKING:
     from finchunk.retrieve.lexical.bm25 import BM25Params
 
-T = TypeVar("T")
 console = Console()
 err_console = Console(stderr=True)
 

@@ -208,7 +208,7 @@ def _live_name(root: Path) -> str | None:
 def _build(sources, target, config, bars, work, local, embedder=None):
     """Into PostgreSQL or the index folder (``local``: --prune and the on-error mode);
     ``embedder``: the model, its passages shown on the bars (with an estimate)."""
-    from finchunk.retrieve.index.build import build_into
+    from finchunk.retrieve.backends.targets import build_into
 
     prune, on_error = local
     return build_into(

