@@ -20,6 +20,7 @@ import pytest
 
 from finchunk import extras
 from finchunk.errors import InputError, MissingExtraError
+from finchunk.retrieve.neural import blas
 from finchunk.retrieve.neural import splade as sp
 from finchunk.retrieve.neural import splade_impacts as si
 from finchunk.retrieve.neural.safetensors import SafetensorsError, read_safetensors
@@ -322,7 +323,7 @@ def test_a_question_encodes_the_same_without_threadpoolctl(monkeypatch) -> None:
     model = sp.load_splade()
     question = QUESTIONS[0]
     limited = model.query(question)
-    monkeypatch.setattr(sp, "_blas_threads", lambda: None)  # as if it were not installed
+    monkeypatch.setattr(blas, "_blas_threads", lambda: None)  # as if it were not installed
     monkeypatch.setattr(model, "cache", sp._StatesCache(0))  # encoded afresh
     free = model.query(question)
     assert limited[0].tolist() == free[0].tolist()
@@ -333,7 +334,7 @@ def test_a_question_encodes_the_same_without_threadpoolctl(monkeypatch) -> None:
 def test_questions_encoded_in_threads_leave_the_blas_threads_as_they_were(monkeypatch) -> None:
     import threading
 
-    controller = sp._blas_threads()
+    controller = blas._blas_threads()
     if controller is None:
         pytest.skip("pip install threadpoolctl")
     before = [lib["num_threads"] for lib in controller.select(user_api="blas").info()]
@@ -352,7 +353,7 @@ def test_questions_encoded_in_threads_leave_the_blas_threads_as_they_were(monkey
     for t in threads:
         t.join()
     assert len(got) == 20 and all(got)
-    after = [lib["num_threads"] for lib in sp._blas_threads().select(user_api="blas").info()]
+    after = [lib["num_threads"] for lib in blas._blas_threads().select(user_api="blas").info()]
     assert after == before
 
 
@@ -563,6 +564,16 @@ def test_the_forward_pass_runs_on_one_blas_thread_and_gives_the_same_weights(
     assert seen and all(n == [1] * len(before) for n in seen)  # one thread while encoding
     after = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
     assert after == before  # and NumPy's setting restored
-    monkeypatch.setattr(sp, "one_blas_thread", contextlib.nullcontext)
+    monkeypatch.setattr(blas, "one_blas_thread", contextlib.nullcontext)
     unlimited = sp.Splade(tiny.model, sp.tokenizer()).weights(TEXTS)
     assert np.array_equal(limited, unlimited)
+
+
+def test_windows_spread_over_threads_give_the_weights_one_thread_gives(tiny, monkeypatch) -> None:
+    texts = [" ".join([t] * 40) for t in TEXTS] * 3  # several windows each
+    fresh = sp.Splade(tiny.model, sp.tokenizer())
+    monkeypatch.setattr(blas, "_cores", lambda: 4)
+    threaded = fresh.weights(texts)
+    fresh.cache = sp._StatesCache(0)
+    monkeypatch.setattr(blas, "_cores", lambda: 1)
+    assert np.array_equal(threaded, fresh.weights(texts))
