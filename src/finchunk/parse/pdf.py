@@ -52,10 +52,10 @@ from finchunk.files import os_text
 from finchunk.model import Document, Element, ElementKind, Span
 from finchunk.parse.html_meta import title as meta_title
 from finchunk.parse.ocr import PageReader
+from finchunk.parse.pdf_headings import document_style
 from finchunk.parse.pdf_layout import (
     Block,
     Line,
-    document_style,
     furniture,
     heading_candidate,
     join_split_labels,

@@ -1,0 +1,182 @@
+"""Headings of a PDF's lines, without ML: which lines are section titles, and at what level.
+
+The document's type sizes are ranked once (:func:`document_style`: the body size, the larger
+sizes title-like lines use, titles repeated on many pages); each line is then judged alone
+(:func:`heading_level`): "PART I" (level 1) and "Item 7." (level 2) in bold, capitals or a
+heading size; statement titles and "NOTE 9." (level 3); other title-like lines set in a
+heading size (ranked over the document: larger sizes on top) or in bold at body size (below
+them); "1.2 Title" nests by its depth. Not headings: period captions ("Years ended December
+31"), cover-table rows, bold sentences, address lines, titles repeated on many pages. What a
+line's neighbours say (a table's column header, a line off the margin and not centred, a
+table-of-contents page) is decided in :mod:`finchunk.parse.pdf_layout`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from finchunk.parse.sec_patterns import (
+    COVER_ROW_RE,
+    ITEM_RE,
+    NOTE_HEADING_RE,
+    NUMBERED_HEADING_RE,
+    PART_RE,
+    PDF_ITEM_RE,
+    PERIOD_CAPTION_RE,
+    STATEMENT_TITLE_RE,
+    STATEMENTS_PART_RE,
+)
+
+if TYPE_CHECKING:
+    from finchunk.parse.pdf_layout import Line
+
+#: A postal code, tax number or telephone number: a cover's address block, not a title.
+_ADDRESS = re.compile(r"\b\d{5}(?:-\d{4})?\b|\b\d{2}-\d{7}\b|\(\d{3}\)\s*\d{3}-\d{4}")
+#: A sentence: six words or more, ending with a full stop.
+_SENTENCE = re.compile(r"^(?:\S+\s+){5,}\S*[a-z)”’]\.$")
+
+
+class HeadingRank(Enum):
+    PART = 1
+    ITEM = 2
+    OTHER = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """The document's type sizes: its body text's, and the larger sizes its title-like lines
+    use, largest first (at most :data:`MAX_TIERS`; smaller ones share the last)."""
+
+    body: float = 0.0
+    tiers: tuple[float, ...] = ()
+    #: Title-like lines set on many pages (a company name over each statement, "Notes to
+    #: the Financial Statements" atop each page of notes): running titles, not sections.
+    repeated: frozenset[str] = frozenset()
+
+    def tier(self, size: float) -> int | None:
+        """The rank of a heading size (0: the largest), None for body-size text."""
+        if not self.tiers or size < self.body * BIG:
+            return None
+        for n, t in enumerate(self.tiers):
+            if size >= t * 0.97:
+                return n
+        return len(self.tiers) - 1
+
+
+#: A line this many times the body size, or larger, is set in a heading size.
+BIG = 1.15
+MAX_TIERS = 4
+#: Heading levels: Part 1, Item 2, statement titles and numbered notes 3, then the sizes
+#: (largest first), then body-size bold.
+PART_LEVEL, ITEM_LEVEL, TOP_LEVEL, SIZE_LEVEL = 1, 2, 3, 4
+
+
+def _size_key(size: float) -> float:
+    return round(size * 2) / 2
+
+
+def document_style(pages: Sequence[Sequence[Line]]) -> Style:
+    """Body size (the size most characters are set in) and heading tiers, over the document."""
+    chars: dict[float, int] = {}
+    for lines in pages:
+        for ln in lines:
+            if ln.size > 0:
+                k = _size_key(ln.size)
+                chars[k] = chars.get(k, 0) + len(ln.text)
+    if not chars:
+        return Style()
+    body = max(chars, key=lambda k: (chars[k], -k))
+    big: set[float] = set()
+    seen: dict[str, set[int]] = {}
+    for p, lines in enumerate(pages):
+        for ln in lines:
+            short = ln.nums < 2 and len(ln.text) <= 100
+            if not short or not is_title_like(ln.text, single=True):
+                continue
+            if ln.size >= body * BIG:
+                big.add(_size_key(ln.size))
+            if ln.bold or ln.size >= body * BIG:
+                seen.setdefault(ln.text.casefold(), set()).add(p)
+    tiers = sorted(big, reverse=True)[:MAX_TIERS]
+    repeated = frozenset(t for t, on in seen.items() if len(on) >= REPEATED_PAGES)
+    return Style(body, tuple(tiers), repeated)
+
+
+#: A title-like line on this many pages or more is a running title.
+REPEATED_PAGES = 4
+
+
+NO_STYLE = Style()
+
+
+def heading_rank(line: Line, style: Style = NO_STYLE) -> HeadingRank | None:
+    """The heading rank of a line, or None when it is not a heading."""
+    level = heading_level(line, style)
+    if level is None:
+        return None
+    return HeadingRank(min(level, HeadingRank.OTHER.value))
+
+
+def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
+    """The heading level of a line (see :data:`PART_LEVEL`), or None when it is no heading:
+    Part and Item lines in bold, capitals or a heading size; statement titles and numbered
+    notes ("NOTE 9.") in bold or a heading size (notes also in capitals); other title-like
+    lines in bold or a heading size, ranked by size, body-size bold last; a decimal number
+    ("2.3 Revenue") nests by its depth."""
+    t = line.text
+    if line.nums >= 2 or len(t) > 120:
+        return None
+    tier = style.tier(line.size)
+    styled = line.bold or tier is not None
+    caps = t[:4].isupper()
+    if PART_RE.match(t) and len(t) <= 80 and (styled or caps):
+        return PART_LEVEL
+    if PDF_ITEM_RE.match(t) and (styled or caps):
+        return ITEM_LEVEL
+    if COVER_ROW_RE.search(t) or PERIOD_CAPTION_RE.match(t):
+        return None
+    if NOTE_HEADING_RE.match(t) and (styled or caps) and len(t) <= 100:
+        return TOP_LEVEL
+    if not styled or len(t) > 100 or not is_title_like(t, single=True):
+        return None
+    if tier is None and _SENTENCE.match(t):
+        return None  # a bold sentence ("The price of our stock is subject to volatility.")
+    if _ADDRESS.search(t) or t.casefold() in style.repeated:
+        return None
+    if STATEMENT_TITLE_RE.match(t) or STATEMENTS_PART_RE.match(t):
+        return TOP_LEVEL
+    level = SIZE_LEVEL + (len(style.tiers) if tier is None else tier)
+    m = NUMBERED_HEADING_RE.match(t)
+    if m:
+        level += m.group(1).count(".")
+    return level
+
+
+def label_only(text: str) -> bool:
+    """A Part or Item label without its title ("PART II", "Item 7."): the title follows."""
+    m = PART_RE.match(text) or ITEM_RE.match(text)
+    return bool(m) and not m.group(2).strip()
+
+
+def is_title_like(t: str, single: bool = False) -> bool:
+    if not (t[0].isupper() or t[0] in '“"' or (t[0].isdigit() and NUMBERED_HEADING_RE.match(t))):
+        return False
+    if t.endswith((",", ";")):
+        return False
+    if " " in t.strip():
+        return True
+    return single and sum(ch.isalpha() for ch in t) >= 3 and t[-1].isalnum()
+
+
+def offside(ln: Line, left: float, right: float) -> bool:
+    """A line that starts well right of the page's text and is not centred on it: a
+    column's header or a cell, never a section title (those sit at the margin or mid-page)."""
+    width = right - left
+    if width <= 0 or ln.x1 <= 0:
+        return False
+    centre = (ln.x0 + ln.x1) / 2 - (left + right) / 2
+    return ln.x0 > left + 0.25 * width and abs(centre) > 0.1 * width
