@@ -64,6 +64,7 @@ from finchunk.parse.pdf_layout import (
     trailing_numeric,
 )
 from finchunk.parse.pdf_meta import producer_artefact, read_metadata
+from finchunk.parse.pdf_order import reading_order
 
 LINE_JOINER = "\n"
 BLOCK_JOINER = "\n\n"
@@ -112,8 +113,8 @@ class _FontProbe:
         name = self._buf.value.decode("latin-1").lower()
         return any(m in name for m in _BOLD_MARKERS)
 
-    def loose(self, index: int) -> tuple[float, float, float]:
-        """Left and right edges and height of one character's box as its font sets it
+    def loose(self, index: int) -> tuple[float, float, float, float]:
+        """Left and right edges, height and top of one character's box as its font sets it
         (ascent to descent): the height is the size the reader sees, whatever the font size
         and text matrix say (pdfium's font size ignores the matrix: 1.0 or 736 in filings).
         Zeros when unknown (invisible text has an empty box)."""
@@ -121,8 +122,8 @@ class _FontProbe:
         if not 0 <= index < self._count or not pdfium_c.FPDFText_GetLooseCharBox(
             self._tp, index, ctypes.byref(r)
         ):
-            return 0.0, 0.0, 0.0
-        return r.left, r.right, abs(r.top - r.bottom)
+            return 0.0, 0.0, 0.0, 0.0
+        return r.left, r.right, abs(r.top - r.bottom), max(r.top, r.bottom)
 
     def box(self, index: int) -> tuple[float, float]:
         """Left and right edges of one character (0, 0 when unknown)."""
@@ -210,7 +211,7 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
             continue
         first = m.start() + len(seg) - len(seg.lstrip())
         last = m.start() + len(seg.rstrip()) - 1
-        x0, _, size = probe.loose(first)
+        x0, _, size, y = probe.loose(first)
         exact = len(text) == last - first + 1  # text[i] is char first + i
         if exact and " " in text:
             mended = mend_splits(text, first, probe, size)
@@ -223,8 +224,8 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
         numx = 0.0
         if nums >= 2 and exact:
             numx = probe.loose(first + numeric_start(text, nums))[0]
-        out.append(Line(text, nums, bold, size, x0, x1, numx))
-    return join_split_labels(out)
+        out.append(Line(text, nums, bold, size, x0, x1, numx, y))
+    return reading_order(join_split_labels(out))
 
 
 def _open(path: Path) -> pdfium.PdfDocument:

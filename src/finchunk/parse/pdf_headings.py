@@ -14,11 +14,12 @@ table-of-contents page) is decided in :mod:`finchunk.parse.pdf_layout`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from finchunk.parse.pdf_order import NO_COLUMNS, Columns
 from finchunk.parse.sec_patterns import (
     COVER_ROW_RE,
     ITEM_RE,
@@ -80,7 +81,10 @@ def _size_key(size: float) -> float:
 
 
 def document_style(pages: Sequence[Sequence[Line]]) -> Style:
-    """Body size (the size most characters are set in) and heading tiers, over the document."""
+    """Body size (the size most characters are set in) and heading tiers, over the document;
+    running titles: title-like lines in bold or a heading size among the first
+    :data:`TOP_LINES` lines of :data:`REPEATED_PAGES` pages or more (a section title that
+    recurs mid-page, "Automotive" under each topic, stays a heading)."""
     chars: dict[float, int] = {}
     for lines in pages:
         for ln in lines:
@@ -93,21 +97,26 @@ def document_style(pages: Sequence[Sequence[Line]]) -> Style:
     big: set[float] = set()
     seen: dict[str, set[int]] = {}
     for p, lines in enumerate(pages):
-        for ln in lines:
+        for i, ln in enumerate(lines):
             short = ln.nums < 2 and len(ln.text) <= 100
             if not short or not is_title_like(ln.text, single=True):
                 continue
             if ln.size >= body * BIG:
                 big.add(_size_key(ln.size))
-            if ln.bold or ln.size >= body * BIG:
+            if i < TOP_LINES and (ln.bold or ln.size >= body * BIG):
                 seen.setdefault(ln.text.casefold(), set()).add(p)
     tiers = sorted(big, reverse=True)[:MAX_TIERS]
     repeated = frozenset(t for t, on in seen.items() if len(on) >= REPEATED_PAGES)
     return Style(body, tuple(tiers), repeated)
 
 
-#: A title-like line on this many pages or more is a running title.
+#: A title-like line atop this many pages or more is a running title ...
 REPEATED_PAGES = 4
+#: ... atop: among a page's first lines (its running head and page number included).
+TOP_LINES = 4
+#: Bold text set smaller than this share of the body size is a table's or a note's, not a
+#: section title (Part, Item, notes and statement titles aside).
+SMALL = 0.9
 
 
 NO_STYLE = Style()
@@ -126,7 +135,9 @@ def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
     Part and Item lines in bold, capitals or a heading size; statement titles and numbered
     notes ("NOTE 9.") in bold or a heading size (notes also in capitals); other title-like
     lines in bold or a heading size, ranked by size, body-size bold last; a decimal number
-    ("2.3 Revenue") nests by its depth."""
+    ("2.3 Revenue") nests by its depth. Not headings: lines ending in a colon (run-in
+    labels), bold lines in type smaller than the body's, period captions, cover-table rows,
+    bold sentences, addresses, running titles."""
     t = line.text
     if line.nums >= 2 or len(t) > 120:
         return None
@@ -141,6 +152,8 @@ def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
         return None
     if NOTE_HEADING_RE.match(t) and (styled or caps) and len(t) <= 100:
         return TOP_LEVEL
+    if t.endswith(":"):
+        return None  # a run-in label ("Recourse debt:", "Financial Results:")
     if not styled or len(t) > 100 or not is_title_like(t, single=True):
         return None
     if tier is None and _SENTENCE.match(t):
@@ -149,6 +162,8 @@ def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
         return None
     if STATEMENT_TITLE_RE.match(t) or STATEMENTS_PART_RE.match(t):
         return TOP_LEVEL
+    if tier is None and 0 < line.size < style.body * SMALL:
+        return None  # "Unpaid / Principal / Balance" over a column, in the table's type
     level = SIZE_LEVEL + (len(style.tiers) if tier is None else tier)
     m = NUMBERED_HEADING_RE.match(t)
     if m:
@@ -180,3 +195,93 @@ def offside(ln: Line, left: float, right: float) -> bool:
         return False
     centre = (ln.x0 + ln.x1) / 2 - (left + right) / 2
     return ln.x0 > left + 0.25 * width and abs(centre) > 0.1 * width
+
+
+# --- a line among its neighbours ----------------------------------------------------------
+
+
+def page_levels(
+    lines: Sequence[Line],
+    skip: Collection[int],
+    header: list[bool],
+    next_row: Sequence[int],
+    style: Style = NO_STYLE,
+    cols: Columns = NO_COLUMNS,
+) -> list[int | None]:
+    """The heading level of each line of a page (None: no heading), given which lines are
+    a table's column header (``header``, completed here with the stub lines beside one) and
+    where each line's next table row is (``next_row``, -1: none before prose). A Part,
+    Item, note or statement title is a heading even over number columns; other headings
+    are not: a bold line level with a column header beside it (its stub), a line between a
+    table's column header and its rows, a line off its column's margin and not centred."""
+    level: list[int | None] = [None] * len(lines)
+    for i, ln in enumerate(lines):
+        if i in skip:
+            continue
+        lv = heading_level(ln, style)
+        if header[i] and (lv is None or lv > TOP_LEVEL):
+            continue
+        header[i] = header[i] and lv is None
+        level[i] = lv
+    for i in range(len(lines) - 2, -1, -1):
+        lv = level[i]
+        if lv is not None and lv > TOP_LEVEL and header[i + 1] and _beside(lines[i], lines[i + 1]):
+            level[i], header[i] = None, True
+    for i, ln in enumerate(lines):
+        lv = level[i]
+        if lv is None or lv <= TOP_LEVEL:
+            continue
+        if i > 0 and header[i - 1] and 0 <= next_row[i] - i <= 2:
+            level[i] = None  # "Assets" between "2024 2023" and the balance sheet's rows
+        elif offside(ln, *cols.box(ln)):
+            level[i] = None
+    return level
+
+
+def _beside(a: Line, b: Line) -> bool:
+    """Whether ``a`` sits level with ``b`` (a stub beside a column header), or may: the
+    layout does not say where the lines are."""
+    if not a.y or not b.y:
+        return True
+    return abs(a.y - b.y) < 0.5 * max(a.size, b.size, 1.0)
+
+
+#: Words a wrapped title line ends in: the title goes on.
+CONNECTORS = frozenset({"and", "of", "the", "for", "in", "to", "on", "&", "-", "–", "or", "with"})
+
+
+def heading_continues(
+    a: Line, b: Line, level_b: int | None, cols: Columns = NO_COLUMNS, width: int = 0
+) -> bool:
+    """Whether line ``b`` goes on heading line ``a``: the title of a bare Part or Item label
+    set like it (both centred, or neither), or the wrapped rest of a title in the same style:
+    ``a`` ends in a connector, or ``b``'s first word would not have fitted on ``a``'s line
+    in its column (without the layout: ``b`` starts in lower case, or ``a`` is long). A
+    sub-heading, in another style or after a full title, stays a heading of its own."""
+    if level_b in (PART_LEVEL, ITEM_LEVEL) or b.nums >= 2:
+        return False
+    if label_only(a.text):
+        return level_b is not None and _centred(a, cols) == _centred(b, cols)
+    if a.text.endswith((".", ":")) or a.bold != b.bold:
+        return False
+    if a.size and b.size and abs(a.size - b.size) > 0.5:
+        return False
+    if level_b is None and not (a.bold or a.text.isupper() and b.text.isupper()):
+        return False
+    if a.y and b.y and a.y - b.y > 2 * max(a.size, 1.0):
+        return False  # a gap between them: two titles
+    if a.text.rsplit(None, 1)[-1].lower() in CONNECTORS:
+        return True
+    if a.x1 > 0 and b.x1 > b.x0:
+        per_char = (b.x1 - b.x0) / len(b.text)
+        first = len(b.text.split(None, 1)[0]) + 1
+        return a.x1 + first * per_char > cols.box(a)[1]
+    return b.text[0].islower() or (width > 0 and len(a.text) >= 0.6 * width)
+
+
+def _centred(ln: Line, cols: Columns) -> bool:
+    left, right = cols.box(ln)
+    width = right - left
+    if width <= 0 or ln.x1 <= 0:
+        return False
+    return ln.x0 > left + 0.1 * width and abs((ln.x0 + ln.x1 - left - right) / 2) < 0.1 * width

@@ -32,15 +32,13 @@ from dataclasses import dataclass
 
 from finchunk.model import ElementKind
 from finchunk.parse.pdf_headings import (
-    ITEM_LEVEL,
     NO_STYLE,
-    PART_LEVEL,
     TOP_LEVEL,
     Style,
-    heading_level,
-    label_only,
-    offside,
+    heading_continues,
+    page_levels,
 )
+from finchunk.parse.pdf_order import page_columns
 from finchunk.parse.sec_patterns import (
     LABEL_NUMBER_RE,
     NUMBERED_HEADING_RE,
@@ -103,8 +101,9 @@ def heading_candidate(text: str, nums: int) -> bool:
 @dataclass(frozen=True, slots=True)
 class Line:
     """One extracted line: normalised text, trailing numeric cells, bold font; from the
-    layout (0 when unknown): the font size, the left and right edges of its text, and the
-    left edge of its first number column (a table row's)."""
+    layout (0 when unknown): the font size, the left and right edges of its text, the
+    left edge of its first number column (a table row's), and the top of its first
+    character (points up from the page's foot)."""
 
     text: str
     nums: int = 0
@@ -113,6 +112,7 @@ class Line:
     x0: float = 0.0
     x1: float = 0.0
     numx: float = 0.0
+    y: float = 0.0
 
 
 def numeric_start(text: str, nums: int) -> int:
@@ -131,8 +131,6 @@ def numeric_start(text: str, nums: int) -> int:
 
 
 _LABEL_WORD = frozenset({"item", "part"})
-#: Words a wrapped title line ends in: the title goes on.
-_CONNECTORS = frozenset({"and", "of", "the", "for", "in", "to", "on", "&", "-", "–", "or", "with"})
 
 
 def join_split_labels(lines: list[Line]) -> list[Line]:
@@ -220,21 +218,12 @@ class _Scanner:
         #: Lines of a table's header: over its number columns, or a bold stub line right
         #: above them ("(Dollars in millions)" beside "Net Income / Per Diluted Share").
         self.header = [self._column_header(i) for i in range(len(lines))]
-        self.level: list[int | None] = [
-            None if toc or i in skip or self.header[i] else heading_level(ln, style)
-            for i, ln in enumerate(lines)
-        ]
-        for i in range(len(lines) - 2, -1, -1):
-            level = self.level[i]
-            if level is not None and level > TOP_LEVEL and self.header[i + 1]:
-                self.level[i], self.header[i] = None, True
-        edges = [(ln.x0, ln.x1) for i, ln in enumerate(lines) if i not in skip and ln.x1 > 0]
-        if edges:
-            left, right = min(x for x, _ in edges), max(x for _, x in edges)
-            for i, ln in enumerate(lines):
-                level = self.level[i]
-                if level is not None and level > TOP_LEVEL and offside(ln, left, right):
-                    self.level[i] = None
+        self.cols = page_columns(lines, skip)
+        self.level: list[int | None] = (
+            [None] * len(lines)
+            if toc
+            else page_levels(lines, skip, self.header, self.next_row, style, self.cols)
+        )
         self.in_table = [False] * len(lines)
         self.tables: dict[int, int] = {}  # first line → last line
         self._find_tables()
@@ -413,28 +402,11 @@ class _Scanner:
         return j + 1
 
     def _heading_continues(self, j: int, k: int) -> bool:
-        """Whether line ``k`` goes on heading line ``j``: the title of a bare Part or Item
-        label, or the wrapped rest of a title in the same style (a sub-heading, in another
-        style or after a full title, stays a heading of its own)."""
+        """Whether line ``k`` goes on heading line ``j`` (:func:`heading_continues`)."""
         if k in self.skip or self.in_table[k] or self.header[k]:
             return False
         a, b = self.lines[j], self.lines[k]
-        if self.level[k] in (PART_LEVEL, ITEM_LEVEL) or b.nums >= 2:
-            return False
-        if label_only(a.text):
-            return self.level[k] is not None
-        if a.text.endswith((".", ":")) or a.bold != b.bold:
-            return False
-        if a.size and b.size and abs(a.size - b.size) > 0.5:
-            return False
-        if self.level[k] is None and not (a.bold or a.text.isupper() and b.text.isupper()):
-            return False
-        last_word = a.text.rsplit(None, 1)[-1].lower()
-        return (
-            b.text[0].islower()
-            or last_word in _CONNECTORS
-            or (self.width > 0 and len(a.text) >= 0.6 * self.width)
-        )
+        return heading_continues(a, b, self.level[k], self.cols, self.width)
 
     def _list_end(self, i: int) -> int:
         """Last line of the list starting at ``i``: items, and the lines that wrap them."""
