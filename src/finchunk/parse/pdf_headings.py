@@ -144,6 +144,8 @@ def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
     tier = style.tier(line.size)
     styled = line.bold or tier is not None
     caps = t[:4].isupper()
+    if t.endswith(":") and not label_only(t):
+        return None  # a run-in label ("Recourse debt:", "Item 14(a)(1):")
     if PART_RE.match(t) and len(t) <= 80 and (styled or caps):
         return PART_LEVEL
     if PDF_ITEM_RE.match(t) and (styled or caps):
@@ -152,18 +154,16 @@ def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
         return None
     if NOTE_HEADING_RE.match(t) and (styled or caps) and len(t) <= 100:
         return TOP_LEVEL
-    if t.endswith(":"):
-        return None  # a run-in label ("Recourse debt:", "Financial Results:")
     if not styled or len(t) > 100 or not is_title_like(t, single=True):
         return None
     if tier is None and _SENTENCE.match(t):
         return None  # a bold sentence ("The price of our stock is subject to volatility.")
     if _ADDRESS.search(t) or t.casefold() in style.repeated:
         return None
-    if STATEMENT_TITLE_RE.match(t) or STATEMENTS_PART_RE.match(t):
-        return TOP_LEVEL
     if tier is None and 0 < line.size < style.body * SMALL:
         return None  # "Unpaid / Principal / Balance" over a column, in the table's type
+    if STATEMENT_TITLE_RE.match(t) or STATEMENTS_PART_RE.match(t):
+        return TOP_LEVEL
     level = SIZE_LEVEL + (len(style.tiers) if tier is None else tier)
     m = NUMBERED_HEADING_RE.match(t)
     if m:
@@ -177,8 +177,12 @@ def label_only(text: str) -> bool:
     return bool(m) and not m.group(2).strip()
 
 
+#: A title that starts with a number: "1.2 Revenue", "2025 Outlook", "10b5-1 Trading Plans".
+LEADING_NUMBER_RE = re.compile(r"^\d[\dA-Za-z./-]{0,7}\s+[A-Z]")
+
+
 def is_title_like(t: str, single: bool = False) -> bool:
-    if not (t[0].isupper() or t[0] in '“"' or (t[0].isdigit() and NUMBERED_HEADING_RE.match(t))):
+    if not (t[0].isupper() or t[0] in '“"' or (t[0].isdigit() and LEADING_NUMBER_RE.match(t))):
         return False
     if t.endswith((",", ";")):
         return False
@@ -229,9 +233,9 @@ def page_levels(
             level[i], header[i] = None, True
     for i, ln in enumerate(lines):
         lv = level[i]
-        if lv is None or lv <= TOP_LEVEL:
+        if lv is None or lv < TOP_LEVEL or (lv == TOP_LEVEL and NOTE_HEADING_RE.match(ln.text)):
             continue
-        if i > 0 and header[i - 1] and 0 <= next_row[i] - i <= 2:
+        if lv > TOP_LEVEL and i > 0 and header[i - 1] and 0 <= next_row[i] - i <= 2:
             level[i] = None  # "Assets" between "2024 2023" and the balance sheet's rows
         elif offside(ln, *cols.box(ln)):
             level[i] = None
@@ -246,8 +250,14 @@ def _beside(a: Line, b: Line) -> bool:
     return abs(a.y - b.y) < 0.5 * max(a.size, b.size, 1.0)
 
 
-#: Words a wrapped title line ends in: the title goes on.
-CONNECTORS = frozenset({"and", "of", "the", "for", "in", "to", "on", "&", "-", "–", "or", "with"})
+#: Words a wrapped title line ends in, or its next line starts with: the title goes on.
+CONNECTORS = frozenset(
+    {"and", "of", "the", "for", "in", "to", "on", "&", "-", "–", "or", "with"}
+    | {"AND", "OF", "THE", "FOR", "IN", "TO", "ON", "OR", "WITH"}
+)
+#: A title's next line starts this many times its type size below it, or less (lines
+#: further apart are two titles).
+LINE_GAP = 1.5
 
 
 def heading_continues(
@@ -255,9 +265,10 @@ def heading_continues(
 ) -> bool:
     """Whether line ``b`` goes on heading line ``a``: the title of a bare Part or Item label
     set like it (both centred, or neither), or the wrapped rest of a title in the same style:
-    ``a`` ends in a connector, or ``b``'s first word would not have fitted on ``a``'s line
-    in its column (without the layout: ``b`` starts in lower case, or ``a`` is long). A
-    sub-heading, in another style or after a full title, stays a heading of its own."""
+    ``a`` ends in a comma or a connector, ``b`` starts with a connector or in lower case, or
+    ``b``'s first word would not have fitted on ``a``'s line in its column (without the
+    layout: ``a`` is long). A sub-heading, in another style, after a full title or further
+    down than a line's height, stays a heading of its own."""
     if level_b in (PART_LEVEL, ITEM_LEVEL) or b.nums >= 2:
         return False
     if label_only(a.text):
@@ -268,15 +279,17 @@ def heading_continues(
         return False
     if level_b is None and not (a.bold or a.text.isupper() and b.text.isupper()):
         return False
-    if a.y and b.y and a.y - b.y > 2 * max(a.size, 1.0):
+    if a.y and b.y and a.y - b.y > LINE_GAP * max(a.size, 1.0):
         return False  # a gap between them: two titles
-    if a.text.rsplit(None, 1)[-1].lower() in CONNECTORS:
+    if a.text.endswith(",") or b.text[0].islower():
+        return True
+    if a.text.rsplit(None, 1)[-1].lower() in CONNECTORS or b.text.split(None, 1)[0] in CONNECTORS:
         return True
     if a.x1 > 0 and b.x1 > b.x0:
         per_char = (b.x1 - b.x0) / len(b.text)
         first = len(b.text.split(None, 1)[0]) + 1
         return a.x1 + first * per_char > cols.box(a)[1]
-    return b.text[0].islower() or (width > 0 and len(a.text) >= 0.6 * width)
+    return width > 0 and len(a.text) >= 0.6 * width
 
 
 def _centred(ln: Line, cols: Columns) -> bool:

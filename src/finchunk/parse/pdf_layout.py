@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from finchunk.model import ElementKind
 from finchunk.parse.pdf_headings import (
+    LEADING_NUMBER_RE,
     NO_STYLE,
     TOP_LEVEL,
     Style,
@@ -41,7 +42,6 @@ from finchunk.parse.pdf_headings import (
 from finchunk.parse.pdf_order import page_columns
 from finchunk.parse.sec_patterns import (
     LABEL_NUMBER_RE,
-    NUMBERED_HEADING_RE,
     PAGE_NUMBER_RE,
     PDF_NOTE_RE,
     FurnitureRule,
@@ -95,7 +95,7 @@ def heading_candidate(text: str, nums: int) -> bool:
     """Cheap test deciding whether the font of a line is worth looking up."""
     if not 1 < len(text) <= 120 or nums >= 2:
         return False
-    return text[0].isalpha() or text[0] in '“"(' or bool(NUMBERED_HEADING_RE.match(text))
+    return text[0].isalpha() or text[0] in '“"(' or bool(LEADING_NUMBER_RE.match(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,7 +389,7 @@ class _Scanner:
         level = self.level[i]
         if level is not None:
             j = i
-            while j + 1 < len(self.lines) and j - i < 3 and self._heading_continues(j, j + 1):
+            while j + 1 < len(self.lines) and j - i < 5 and self._heading_continues(j, j + 1):
                 j += 1
             out.append(Block(ElementKind.HEADING, i, j, level=level))
             return j + 1
