@@ -286,9 +286,12 @@ def heading_continues(
     if a.text.rsplit(None, 1)[-1].lower() in CONNECTORS or b.text.split(None, 1)[0] in CONNECTORS:
         return True
     if a.x1 > 0 and b.x1 > b.x0:
-        per_char = (b.x1 - b.x0) / len(b.text)
-        first = len(b.text.split(None, 1)[0]) + 1
-        return a.x1 + first * per_char > cols.box(a)[1]
+        word = (len(b.text.split(None, 1)[0]) + 1) * (b.x1 - b.x0) / len(b.text)
+        left, right = cols.box(a)
+        if abs(a.x0 - b.x0) > 2 and _centred(a, cols) and _centred(b, cols):
+            # centred lines (not sharing a left edge): full when they span the column
+            return a.x1 - a.x0 + word > right - left
+        return a.x1 + word > right
     return width > 0 and len(a.text) >= 0.6 * width
 
 

@@ -253,10 +253,20 @@ class _Scanner:
         return row.numx > 0 and ln.x0 >= row.numx - max(ln.size, row.size, 1.0)
 
     def _breaks_table(self, i: int) -> bool:
-        """A heading no table runs through: Part, Item, a note, a statement title, or a line
-        in a heading size."""
+        """A heading no table runs through: Part, Item, a note, a statement title, a line
+        in a heading size, or a bold line over another table's column header or over
+        prose (a bold line between rows is a row group's label)."""
         level = self.level[i]
-        return level is not None and (level <= TOP_LEVEL or not self.lines[i].bold)
+        if level is None:
+            return False
+        if level <= TOP_LEVEL or not self.lines[i].bold:
+            return True
+        j = i + 1
+        if j >= len(self.lines) or j in self.skip:
+            return False
+        nxt = self.lines[j]
+        prose = nxt.nums < 2 and not nxt.bold and len(nxt.text) >= 0.8 * self.width
+        return self.header[j] or prose
 
     # tables ---------------------------------------------------------------------------
 
