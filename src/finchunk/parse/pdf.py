@@ -327,7 +327,7 @@ def build_document(
 ) -> Document:
     """Assemble the canonical text, page spans and elements from extracted lines."""
     skips = furniture(pages)
-    style = document_style(pages)
+    style = document_style(pages, skips)
     w = _Writer()
     for number, (lines, skip) in enumerate(zip(pages, skips, strict=True), start=1):
         w.page(number, lines, page_blocks(lines, skip, style))

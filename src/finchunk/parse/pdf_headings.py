@@ -80,11 +80,12 @@ def _size_key(size: float) -> float:
     return round(size * 2) / 2
 
 
-def document_style(pages: Sequence[Sequence[Line]]) -> Style:
+def document_style(pages: Sequence[Sequence[Line]], skips: Sequence[Collection[int]] = ()) -> Style:
     """Body size (the size most characters are set in) and heading tiers, over the document;
     running titles: title-like lines in bold or a heading size among the first
-    :data:`TOP_LINES` lines of :data:`REPEATED_PAGES` pages or more (a section title that
-    recurs mid-page, "Automotive" under each topic, stays a heading)."""
+    :data:`TOP_LINES` lines (furniture, per page in ``skips``, not counted) of
+    :data:`REPEATED_PAGES` pages or more (a section title that recurs mid-page,
+    "Automotive" under each topic, stays a heading)."""
     chars: dict[float, int] = {}
     for lines in pages:
         for ln in lines:
@@ -97,13 +98,18 @@ def document_style(pages: Sequence[Sequence[Line]]) -> Style:
     big: set[float] = set()
     seen: dict[str, set[int]] = {}
     for p, lines in enumerate(pages):
+        skip = skips[p] if p < len(skips) else ()
+        top = 0
         for i, ln in enumerate(lines):
+            if i in skip:
+                continue
+            top += 1
             short = ln.nums < 2 and len(ln.text) <= 100
             if not short or not is_title_like(ln.text, single=True):
                 continue
             if ln.size >= body * BIG:
                 big.add(_size_key(ln.size))
-            if i < TOP_LINES and (ln.bold or ln.size >= body * BIG):
+            if top <= TOP_LINES and (ln.bold or ln.size >= body * BIG):
                 seen.setdefault(ln.text.casefold(), set()).add(p)
     tiers = sorted(big, reverse=True)[:MAX_TIERS]
     repeated = frozenset(t for t, on in seen.items() if len(on) >= REPEATED_PAGES)
@@ -112,8 +118,8 @@ def document_style(pages: Sequence[Sequence[Line]]) -> Style:
 
 #: A title-like line atop this many pages or more is a running title ...
 REPEATED_PAGES = 4
-#: ... atop: among a page's first lines (its running head and page number included).
-TOP_LINES = 4
+#: ... atop: among a page's first lines (its running head and page number aside).
+TOP_LINES = 3
 #: Bold text set smaller than this share of the body size is a table's or a note's, not a
 #: section title (Part, Item, notes and statement titles aside).
 SMALL = 0.9
