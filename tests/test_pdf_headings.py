@@ -65,8 +65,10 @@ def write_ranked(path: Path) -> Path:
             _line(pdf, "2.1 Borrowings and the facilities the group", bold=True)
             _line(pdf, "has drawn", bold=True)
             _body(pdf, BODY[1:])
-            _line(pdf, "Recourse debt:", bold=True)
+            _line(pdf, "Cash flows from operations:", bold=True)
             _body(pdf, BODY[:1])
+            _line(pdf, "Recourse debt:", bold=True)
+            _line(pdf, "Senior notes due 2031 800 750")
             pdf.set_font("Helvetica", style="B", size=7)
             pdf.set_x(120)
             pdf.cell(30, 4, "Unpaid", new_x="LMARGIN", new_y="NEXT")
@@ -158,7 +160,9 @@ def test_headings_ranked_by_size_weight_and_numbering(folder: Path) -> None:
     # The topic title recurring mid-page on every page is a heading on each.
     services = [e for e in doc.elements if doc.element_text(e) == "Services"]
     assert len(services) == 4 and all(e.kind is ElementKind.HEADING for e in services)
-    # A run-in label and bold column headers in small type are not headings.
+    # A title ending in a colon over prose is a heading; a run-in label over rows is not;
+    # nor are bold column headers in small type.
+    assert heads["Cash flows from operations:"] == heads["Services"]
     assert "Recourse debt:" not in heads
     assert not {"Unpaid", "Principal"} & set(heads)
     sub = next(e for e in doc.elements if doc.element_text(e).startswith("2.1"))
@@ -170,6 +174,8 @@ def test_headings_ranked_by_size_weight_and_numbering(folder: Path) -> None:
         "2.1 Borrowings and the facilities the group has drawn",
     )
     _invariants(doc, [*BODY, "Recourse debt:", "Unpaid", "Term loan 1,200 1,150"])
+    senior = next(e for e in doc.elements if "Senior notes" in doc.element_text(e))
+    assert senior.section[-1] == "Cash flows from operations"
 
 
 def test_interleaved_columns_read_column_by_column(folder: Path) -> None:
@@ -216,6 +222,17 @@ def test_reading_order_only_where_lines_alternate() -> None:
     assert reading_order(ordered) == ordered
     one = [_ln(f"one column line {i} of prose text", 40, 550, 700 - 12 * i) for i in range(9)]
     assert reading_order(one) == one
+    # A table whose rows hold a left and a right text cell (an exhibit index): each row's
+    # right cell is level with its left one, so the stream moves back up: kept as it is.
+    table = []
+    for r in range(8):
+        y = 700 - 30 * r
+        table += [
+            _ln(f"Exhibit {r} description of the agreement", 40, 250, y),
+            _ln("continued on a second line of the cell", 60, 250, y - 12),
+            _ln(f"Form 8-K filed in the year 20{10 + r}", 310, 550, y),
+        ]
+    assert reading_order(table) == table
     cols = page_columns(mixed)
     assert cols.split and cols.box(right[0])[0] == pytest.approx(310)
     assert not page_columns(one).split

@@ -141,17 +141,14 @@ def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
     Part and Item lines in bold, capitals or a heading size; statement titles and numbered
     notes ("NOTE 9.") in bold or a heading size (notes also in capitals); other title-like
     lines in bold or a heading size, ranked by size, body-size bold last; a decimal number
-    ("2.3 Revenue") nests by its depth. Not headings: lines ending in a colon (run-in
-    labels), bold lines in type smaller than the body's, period captions, cover-table rows,
-    bold sentences, addresses, running titles."""
+    ("2.3 Revenue") nests by its depth. Not headings: bold lines in type smaller than the
+    body's, period captions, cover-table rows, bold sentences, addresses, running titles."""
     t = line.text
     if line.nums >= 2 or len(t) > 120:
         return None
     tier = style.tier(line.size)
     styled = line.bold or tier is not None
     caps = t[:4].isupper()
-    if t.endswith(":") and not label_only(t):
-        return None  # a run-in label ("Recourse debt:", "Item 14(a)(1):")
     if PART_RE.match(t) and len(t) <= 80 and (styled or caps):
         return PART_LEVEL
     if PDF_ITEM_RE.match(t) and (styled or caps):
@@ -223,7 +220,8 @@ def page_levels(
     where each line's next table row is (``next_row``, -1: none before prose). A Part,
     Item, note or statement title is a heading even over number columns; other headings
     are not: a bold line level with a column header beside it (its stub), a line between a
-    table's column header and its rows, a line off its column's margin and not centred."""
+    table's column header and its rows, a line ending in a colon that is not over prose
+    (a run-in label), a line off its column's margin and not centred."""
     level: list[int | None] = [None] * len(lines)
     for i, ln in enumerate(lines):
         if i in skip:
@@ -239,6 +237,9 @@ def page_levels(
             level[i], header[i] = None, True
     for i, ln in enumerate(lines):
         lv = level[i]
+        if lv is not None and _label(ln) and not _prose_after(lines, skip, i, cols):
+            level[i] = None  # "Recourse debt:" over rows, "Fiscal Year:" over a list
+            continue
         if lv is None or lv < TOP_LEVEL or (lv == TOP_LEVEL and NOTE_HEADING_RE.match(ln.text)):
             continue
         if lv > TOP_LEVEL and i > 0 and header[i - 1] and 0 <= next_row[i] - i <= 2:
@@ -246,6 +247,26 @@ def page_levels(
         elif offside(ln, *cols.box(ln)):
             level[i] = None
     return level
+
+
+def _label(ln: Line) -> bool:
+    """A line ending in a colon (not a bare "Item 7:"): a heading only over prose."""
+    return ln.text.endswith(":") and not label_only(ln.text)
+
+
+def _prose_after(lines: Sequence[Line], skip: Collection[int], i: int, cols: Columns) -> bool:
+    """Whether the line after ``i`` is prose: no table row, not bold, and running most of
+    its column's width (over half the characters of a full line, without the layout)."""
+    j = i + 1
+    if j >= len(lines) or j in skip:
+        return False
+    b = lines[j]
+    if b.nums >= 2 or b.bold:
+        return False
+    left, right = cols.box(b)
+    if b.x1 > b.x0 and right > left:
+        return b.x1 - b.x0 >= PROSE * (right - left)
+    return len(b.text) >= PROSE * 100
 
 
 def _beside(a: Line, b: Line) -> bool:
@@ -261,6 +282,8 @@ CONNECTORS = frozenset(
     {"and", "of", "the", "for", "in", "to", "on", "&", "-", "–", "or", "with"}
     | {"AND", "OF", "THE", "FOR", "IN", "TO", "ON", "OR", "WITH"}
 )
+#: Prose: a line running this share of its column's width or more.
+PROSE = 0.6
 #: A title's next line starts this many times its type size below it, or less (lines
 #: further apart are two titles).
 LINE_GAP = 1.5

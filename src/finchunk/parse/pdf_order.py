@@ -3,9 +3,11 @@
 pdfium gives a page's lines in the order the PDF's content stream draws them, which is the
 reading order on almost every page (all but 2 of 390 glossy annual-report pages measured).
 The exception is a two-column page whose producer drew the text row by row across both
-columns: its lines then alternate between two x-ranges. :func:`reading_order` keeps the
-stream order except there, where it reads each column box in turn (left, then right),
-each in stream order, between the full-width lines that separate them.
+columns: its lines then alternate between two x-ranges while the stream only moves down the
+page. :func:`reading_order` keeps the stream order except there, where it reads each column
+box in turn (left, then right), each in stream order, between the full-width lines that
+separate them. A table whose cells alternate between a left and a right column (an exhibit
+index, a list of officers) moves back up at each row's right cell: kept as it is.
 
 :func:`page_columns` finds the columns of a page from its lines alone: two columns when
 enough text lines lie wholly on each side of the page's middle and each side's lines share
@@ -103,20 +105,26 @@ def page_columns(lines: Sequence[Line], skip: Collection[int] = ()) -> Columns:
 
 
 def reading_order(lines: list[Line]) -> list[Line]:
-    """``lines`` in stream order, unless the page's two columns alternate line by line:
-    then, between lines across both columns, the left column's lines come first and the
-    right column's after them, each in stream order."""
+    """``lines`` in stream order, unless the page's two columns alternate line by line and
+    the stream never moves back up the page: then, between lines across both columns, the
+    left column's lines come first and the right column's after them, each in stream
+    order."""
     cols = page_columns(lines)
     if not cols.split:
         return lines
     sides = [cols.side(ln) for ln in lines]
-    seq = [
-        s
+    col = [
+        (s, ln)
         for s, ln in zip(sides, lines, strict=True)
         if s >= 0 and ln.nums < 2 and len(ln.text) >= MIN_COLUMN_CHARS
     ]
-    changes = sum(a != b for a, b in zip(seq, seq[1:], strict=False))
-    if changes < MIN_COLUMN_LINES or changes < ALTERNATION * len(seq):
+    pairs = list(zip(col, col[1:], strict=False))
+    changes = sum(a[0] != b[0] for a, b in pairs)
+    if changes < MIN_COLUMN_LINES or changes < ALTERNATION * len(col):
+        return lines
+    # Drawn row by row, the stream only moves down the page; a table's cells (a row's left
+    # cell, then its right cell, level with it) and columns drawn in turn move back up.
+    if any(not a[1].y or b[1].y > a[1].y + 0.5 * max(a[1].size, 1.0) for a, b in pairs):
         return lines
     out: list[Line] = []
     run: list[int] = []
