@@ -220,7 +220,7 @@ def page_levels(
     where each line's next table row is (``next_row``, -1: none before prose). A Part,
     Item, note or statement title is a heading even over number columns; other headings
     are not: a bold line level with a column header beside it (its stub), a line between a
-    table's column header and its rows, a line ending in a colon that is not over prose
+    table's column header and its rows, a line ending in a colon right over rows or a list
     (a run-in label), a line off its column's margin and not centred."""
     level: list[int | None] = [None] * len(lines)
     for i, ln in enumerate(lines):
@@ -237,7 +237,7 @@ def page_levels(
             level[i], header[i] = None, True
     for i, ln in enumerate(lines):
         lv = level[i]
-        if lv is not None and _label(ln) and not _prose_after(lines, skip, i, cols):
+        if lv is not None and _label(ln) and not _set_apart(lines, skip, i, cols):
             level[i] = None  # "Recourse debt:" over rows, "Fiscal Year:" over a list
             continue
         if lv is None or lv < TOP_LEVEL or (lv == TOP_LEVEL and NOTE_HEADING_RE.match(ln.text)):
@@ -250,17 +250,21 @@ def page_levels(
 
 
 def _label(ln: Line) -> bool:
-    """A line ending in a colon (not a bare "Item 7:"): a heading only over prose."""
+    """A line ending in a colon (not a bare "Item 7:"): a run-in label, unless set apart."""
     return ln.text.endswith(":") and not label_only(ln.text)
 
 
-def _prose_after(lines: Sequence[Line], skip: Collection[int], i: int, cols: Columns) -> bool:
-    """Whether the line after ``i`` is prose: no table row, not bold, and running most of
-    its column's width (over half the characters of a full line, without the layout)."""
+def _set_apart(lines: Sequence[Line], skip: Collection[int], i: int, cols: Columns) -> bool:
+    """Whether the line after ``i`` is prose (no table row, not bold, and running most of
+    its column's width; over half the characters of a full line without the layout), or
+    lies further below than a line's height: a title's colon ("Cash Flows from Operating
+    Activities:" over its table), not a row label's ("Deferred tax assets:" over rows)."""
     j = i + 1
     if j >= len(lines) or j in skip:
         return False
-    b = lines[j]
+    a, b = lines[i], lines[j]
+    if a.y and b.y and a.y - b.y > LINE_GAP * max(a.size, 1.0):
+        return True
     if b.nums >= 2 or b.bold:
         return False
     left, right = cols.box(b)
