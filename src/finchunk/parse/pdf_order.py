@@ -34,6 +34,8 @@ MARGIN_SLACK = 2.0
 #: Stream order is replaced only when the column lines change side this often (the share
 #: of column lines that follow a line of the other column).
 ALTERNATION = 0.4
+#: ... and the stream moves back up the page this often at most (furniture drawn out of turn).
+MAX_UPS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,9 +124,17 @@ def reading_order(lines: list[Line]) -> list[Line]:
     changes = sum(a[0] != b[0] for a, b in pairs)
     if changes < MIN_COLUMN_LINES or changes < ALTERNATION * len(col):
         return lines
-    # Drawn row by row, the stream only moves down the page; a table's cells (a row's left
-    # cell, then its right cell, level with it) and columns drawn in turn move back up.
-    if any(not a[1].y or b[1].y > a[1].y + 0.5 * max(a[1].size, 1.0) for a, b in pairs):
+    # Drawn row by row, the stream only moves down the page (a running head or page number
+    # drawn out of turn aside); a table's cells (a row's left cell, then its right cell,
+    # level with it) and columns drawn in turn move back up.
+    if any(not ln.y for _, ln in col):
+        return lines
+    ups = sum(
+        b.y > a.y + 0.5 * max(a.size, 1.0)
+        for a, b in zip(lines, lines[1:], strict=False)
+        if a.y and b.y
+    )
+    if ups > MAX_UPS:
         return lines
     out: list[Line] = []
     run: list[int] = []
