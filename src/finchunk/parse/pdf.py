@@ -11,11 +11,13 @@ every offset is recorded while writing, never searched for afterwards:
 * every element records the 1-based page it is on (elements never cross a page).
 
 Element detection (headings, tables, notes, lists, paragraphs, page furniture) lives in
-:mod:`finchunk.parse.pdf_layout`. From pdfium, per line (a few calls a line, never per
-character): the height of its first character's box as the font sets it (the type size a
-reader sees; pdfium's own font size ignores the text matrix), the left and right edges,
-the left edge of a table row's first number column, and bold (weight or font name) for the
-lines that could be headings. Words pdfium split with a space it made up where the glyphs
+:mod:`finchunk.parse.pdf_layout` (headings in :mod:`finchunk.parse.pdf_headings`). From
+pdfium, per line (a few calls a line, never per character): the height of its first
+character's box as the font sets it (the type size a reader sees; pdfium's own font size
+ignores the text matrix), the left and right edges, the top, the left edge of a table row's
+first number column, and bold (weight or font name) for the lines that could be headings.
+Lines keep pdfium's stream order, but for two columns drawn row by row
+(:mod:`finchunk.parse.pdf_order`). Words pdfium split with a space it made up where the glyphs
 touch are joined when the join is an English word ("Busines s"), and so is the "ff" a
 ligature glyph mapped to one "f" lost ("af ected" → "affected").
 

@@ -12,7 +12,7 @@ left and right edges, where a table row's number columns start, and bold. Rules:
   them) join it; a Part, Item, numbered note, statement title or large-type heading ends it;
 * notes: lines starting "(1)", "(a)", "*", "†" or a superscript, right below a table; the
   table cites their marks;
-* headings (:func:`heading_level`): "PART I" (level 1) and "Item 7." (level 2) in bold,
+* headings (:mod:`finchunk.parse.pdf_headings`): "PART I" (level 1) and "Item 7." (level 2) in bold,
   capitals or a heading size; statement titles and "NOTE 9." (level 3); other title-like
   lines set in a heading size (ranked over the document: larger sizes on top) or in bold
   at body size (below them); "1.2 Title" nests by its depth. Not headings: table column
