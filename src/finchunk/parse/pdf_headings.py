@@ -201,7 +201,7 @@ def offside(ln: Line, left: float, right: float) -> bool:
     if width <= 0 or ln.x1 <= 0:
         return False
     centre = (ln.x0 + ln.x1) / 2 - (left + right) / 2
-    return ln.x0 > left + 0.25 * width and abs(centre) > 0.1 * width
+    return ln.x0 > left + 0.25 * width and abs(centre) > CENTRED * width
 
 
 # --- a line among its neighbours ----------------------------------------------------------
@@ -286,6 +286,8 @@ CONNECTORS = frozenset(
     {"and", "of", "the", "for", "in", "to", "on", "&", "-", "–", "or", "with"}
     | {"AND", "OF", "THE", "FOR", "IN", "TO", "ON", "OR", "WITH"}
 )
+#: A centred line's middle lies within this share of its column's width of the column's.
+CENTRED = 0.04
 #: Prose: a line running this share of its column's width or more.
 PROSE = 0.6
 #: A title's next line starts this many times its type size below it, or less (lines
