@@ -6,9 +6,13 @@ sizes title-like lines use, titles repeated on many pages); each line is then ju
 heading size; statement titles and "NOTE 9." (level 3); other title-like lines set in a
 heading size (ranked over the document: larger sizes on top) or in bold at body size (below
 them); "1.2 Title" nests by its depth. Not headings: period captions ("Years ended December
-31"), cover-table rows, bold sentences, address lines, titles repeated on many pages. What a
-line's neighbours say (a table's column header, a line off the margin and not centred, a
-table-of-contents page) is decided in :mod:`finchunk.parse.pdf_layout`.
+31"), cover-table rows, bold sentences, address lines, bold type smaller than the body's,
+titles repeated atop many pages. Then each line among its neighbours on the page
+(:func:`page_levels`): a table's column header and the stub beside it, a label between a
+table's header and its rows, a run-in label ending in a colon, a line off its column's
+margin and not centred are no headings; :func:`heading_continues` joins a title wrapped
+over lines. Columns come from :mod:`finchunk.parse.pdf_order`; which lines are a table's
+header, and table-of-contents pages, from :mod:`finchunk.parse.pdf_layout`.
 """
 
 from __future__ import annotations
@@ -256,7 +260,7 @@ def _label(ln: Line) -> bool:
 
 def _set_apart(lines: Sequence[Line], skip: Collection[int], i: int, cols: Columns) -> bool:
     """Whether the line after ``i`` is prose (no table row, not bold, and running most of
-    its column's width; over half the characters of a full line without the layout), or
+    its column's width; 60 characters or more without the layout), or
     lies further below than a line's height: a title's colon ("Cash Flows from Operating
     Activities:" over its table), not a row label's ("Deferred tax assets:" over rows)."""
     j = i + 1
@@ -331,6 +335,7 @@ def heading_continues(
 
 
 def _centred(ln: Line, cols: Columns) -> bool:
+    """Set mid-column (loosely: within a tenth of the width), as a title's wrapped lines."""
     left, right = cols.box(ln)
     width = right - left
     if width <= 0 or ln.x1 <= 0:
