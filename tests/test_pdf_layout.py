@@ -12,7 +12,8 @@ from finchunk.chunk.header import MAX_HEADER, fit_header, shorten
 from finchunk.model import Document, ElementKind
 from finchunk.parse.html_meta import fiscal_year, issuer_from_text, join_capitals
 from finchunk.parse.pdf import mend_splits, parse_pdf_file
-from finchunk.parse.pdf_layout import Line, Style, heading_level, page_blocks
+from finchunk.parse.pdf_headings import Style, heading_level
+from finchunk.parse.pdf_layout import Line, page_blocks
 from finchunk.parse.pdf_meta import producer_artefact, running_name
 
 from .pdf_fixtures import GLOSSY_BODY, GLOSSY_FOOTER, GLOSSY_ROWS, write_glossy

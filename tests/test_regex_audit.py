@@ -30,6 +30,7 @@ MODULES = [
     "finchunk.parse.html_blocks",
     "finchunk.parse.pdf",
     "finchunk.parse.pdf_layout",
+    "finchunk.parse.pdf_headings",
     "finchunk.parse.pdf_meta",
     "finchunk.parse.ocr",
     "finchunk.parse.office",

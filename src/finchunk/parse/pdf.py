@@ -11,11 +11,13 @@ every offset is recorded while writing, never searched for afterwards:
 * every element records the 1-based page it is on (elements never cross a page).
 
 Element detection (headings, tables, notes, lists, paragraphs, page furniture) lives in
-:mod:`finchunk.parse.pdf_layout`. From pdfium, per line (a few calls a line, never per
-character): the height of its first character's box as the font sets it (the type size a
-reader sees; pdfium's own font size ignores the text matrix), the left and right edges,
-the left edge of a table row's first number column, and bold (weight or font name) for the
-lines that could be headings. Words pdfium split with a space it made up where the glyphs
+:mod:`finchunk.parse.pdf_layout` (headings in :mod:`finchunk.parse.pdf_headings`). From
+pdfium, per line (a few calls a line, never per character): the height of its first
+character's box as the font sets it (the type size a reader sees; pdfium's own font size
+ignores the text matrix), the left and right edges, the top, the left edge of a table row's
+first number column, and bold (weight or font name) for the lines that could be headings.
+Lines keep pdfium's stream order, but for two columns drawn row by row
+(:mod:`finchunk.parse.pdf_order`). Words pdfium split with a space it made up where the glyphs
 touch are joined when the join is an English word ("Busines s"), and so is the "ff" a
 ligature glyph mapped to one "f" lost ("af ected" → "affected").
 
@@ -52,10 +54,10 @@ from finchunk.files import os_text
 from finchunk.model import Document, Element, ElementKind, Span
 from finchunk.parse.html_meta import title as meta_title
 from finchunk.parse.ocr import PageReader
+from finchunk.parse.pdf_headings import document_style
 from finchunk.parse.pdf_layout import (
     Block,
     Line,
-    document_style,
     furniture,
     heading_candidate,
     join_split_labels,
@@ -64,6 +66,7 @@ from finchunk.parse.pdf_layout import (
     trailing_numeric,
 )
 from finchunk.parse.pdf_meta import producer_artefact, read_metadata
+from finchunk.parse.pdf_order import reading_order
 
 LINE_JOINER = "\n"
 BLOCK_JOINER = "\n\n"
@@ -112,8 +115,8 @@ class _FontProbe:
         name = self._buf.value.decode("latin-1").lower()
         return any(m in name for m in _BOLD_MARKERS)
 
-    def loose(self, index: int) -> tuple[float, float, float]:
-        """Left and right edges and height of one character's box as its font sets it
+    def loose(self, index: int) -> tuple[float, float, float, float]:
+        """Left and right edges, height and top of one character's box as its font sets it
         (ascent to descent): the height is the size the reader sees, whatever the font size
         and text matrix say (pdfium's font size ignores the matrix: 1.0 or 736 in filings).
         Zeros when unknown (invisible text has an empty box)."""
@@ -121,8 +124,8 @@ class _FontProbe:
         if not 0 <= index < self._count or not pdfium_c.FPDFText_GetLooseCharBox(
             self._tp, index, ctypes.byref(r)
         ):
-            return 0.0, 0.0, 0.0
-        return r.left, r.right, abs(r.top - r.bottom)
+            return 0.0, 0.0, 0.0, 0.0
+        return r.left, r.right, abs(r.top - r.bottom), max(r.top, r.bottom)
 
     def box(self, index: int) -> tuple[float, float]:
         """Left and right edges of one character (0, 0 when unknown)."""
@@ -210,7 +213,7 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
             continue
         first = m.start() + len(seg) - len(seg.lstrip())
         last = m.start() + len(seg.rstrip()) - 1
-        x0, _, size = probe.loose(first)
+        x0, _, size, y = probe.loose(first)
         exact = len(text) == last - first + 1  # text[i] is char first + i
         if exact and " " in text:
             mended = mend_splits(text, first, probe, size)
@@ -223,8 +226,8 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
         numx = 0.0
         if nums >= 2 and exact:
             numx = probe.loose(first + numeric_start(text, nums))[0]
-        out.append(Line(text, nums, bold, size, x0, x1, numx))
-    return join_split_labels(out)
+        out.append(Line(text, nums, bold, size, x0, x1, numx, y))
+    return reading_order(join_split_labels(out))
 
 
 def _open(path: Path) -> pdfium.PdfDocument:
@@ -326,7 +329,7 @@ def build_document(
 ) -> Document:
     """Assemble the canonical text, page spans and elements from extracted lines."""
     skips = furniture(pages)
-    style = document_style(pages)
+    style = document_style(pages, skips)
     w = _Writer()
     for number, (lines, skip) in enumerate(zip(pages, skips, strict=True), start=1):
         w.page(number, lines, page_blocks(lines, skip, style))

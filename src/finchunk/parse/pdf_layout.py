@@ -12,7 +12,7 @@ left and right edges, where a table row's number columns start, and bold. Rules:
   them) join it; a Part, Item, numbered note, statement title or large-type heading ends it;
 * notes: lines starting "(1)", "(a)", "*", "†" or a superscript, right below a table; the
   table cites their marks;
-* headings (:func:`heading_level`): "PART I" (level 1) and "Item 7." (level 2) in bold,
+* headings (:mod:`finchunk.parse.pdf_headings`): "PART I" (level 1) and "Item 7." (level 2) in bold,
   capitals or a heading size; statement titles and "NOTE 9." (level 3); other title-like
   lines set in a heading size (ranked over the document: larger sizes on top) or in bold
   at body size (below them); "1.2 Title" nests by its depth. Not headings: table column
@@ -29,22 +29,21 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 from finchunk.model import ElementKind
+from finchunk.parse.pdf_headings import (
+    LEADING_NUMBER_RE,
+    NO_STYLE,
+    TOP_LEVEL,
+    Style,
+    heading_continues,
+    page_levels,
+)
+from finchunk.parse.pdf_order import page_columns
 from finchunk.parse.sec_patterns import (
-    COVER_ROW_RE,
-    ITEM_RE,
     LABEL_NUMBER_RE,
-    NOTE_HEADING_RE,
-    NUMBERED_HEADING_RE,
     PAGE_NUMBER_RE,
-    PART_RE,
-    PDF_ITEM_RE,
     PDF_NOTE_RE,
-    PERIOD_CAPTION_RE,
-    STATEMENT_TITLE_RE,
-    STATEMENTS_PART_RE,
     FurnitureRule,
     PageEdges,
     is_toc_line,
@@ -96,14 +95,15 @@ def heading_candidate(text: str, nums: int) -> bool:
     """Cheap test deciding whether the font of a line is worth looking up."""
     if not 1 < len(text) <= 120 or nums >= 2:
         return False
-    return text[0].isalpha() or text[0] in '“"(' or bool(NUMBERED_HEADING_RE.match(text))
+    return text[0].isalpha() or text[0] in '“"(' or bool(LEADING_NUMBER_RE.match(text))
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
     """One extracted line: normalised text, trailing numeric cells, bold font; from the
-    layout (0 when unknown): the font size, the left and right edges of its text, and the
-    left edge of its first number column (a table row's)."""
+    layout (0 when unknown): the font size, the left and right edges of its text, the
+    left edge of its first number column (a table row's), and the top of its first
+    character (points up from the page's foot)."""
 
     text: str
     nums: int = 0
@@ -112,6 +112,7 @@ class Line:
     x0: float = 0.0
     x1: float = 0.0
     numx: float = 0.0
+    y: float = 0.0
 
 
 def numeric_start(text: str, nums: int) -> int:
@@ -130,12 +131,6 @@ def numeric_start(text: str, nums: int) -> int:
 
 
 _LABEL_WORD = frozenset({"item", "part"})
-#: A postal code, tax number or telephone number: a cover's address block, not a title.
-_ADDRESS = re.compile(r"\b\d{5}(?:-\d{4})?\b|\b\d{2}-\d{7}\b|\(\d{3}\)\s*\d{3}-\d{4}")
-#: A sentence: six words or more, ending with a full stop.
-_SENTENCE = re.compile(r"^(?:\S+\s+){5,}\S*[a-z)”’]\.$")
-#: Words a wrapped title line ends in: the title goes on.
-_CONNECTORS = frozenset({"and", "of", "the", "for", "in", "to", "on", "&", "-", "–", "or", "with"})
 
 
 def join_split_labels(lines: list[Line]) -> list[Line]:
@@ -159,12 +154,6 @@ def join_split_labels(lines: list[Line]) -> list[Line]:
 
 
 # --- blocks --------------------------------------------------------------------------------
-
-
-class HeadingRank(Enum):
-    PART = 1
-    ITEM = 2
-    OTHER = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,142 +203,6 @@ def is_toc_page(lines: Sequence[Line]) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class Style:
-    """The document's type sizes: its body text's, and the larger sizes its title-like lines
-    use, largest first (at most :data:`MAX_TIERS`; smaller ones share the last)."""
-
-    body: float = 0.0
-    tiers: tuple[float, ...] = ()
-    #: Title-like lines set on many pages (a company name over each statement, "Notes to
-    #: the Financial Statements" atop each page of notes): running titles, not sections.
-    repeated: frozenset[str] = frozenset()
-
-    def tier(self, size: float) -> int | None:
-        """The rank of a heading size (0: the largest), None for body-size text."""
-        if not self.tiers or size < self.body * BIG:
-            return None
-        for n, t in enumerate(self.tiers):
-            if size >= t * 0.97:
-                return n
-        return len(self.tiers) - 1
-
-
-#: A line this many times the body size, or larger, is set in a heading size.
-BIG = 1.15
-MAX_TIERS = 4
-#: Heading levels: Part 1, Item 2, statement titles and numbered notes 3, then the sizes
-#: (largest first), then body-size bold.
-PART_LEVEL, ITEM_LEVEL, TOP_LEVEL, SIZE_LEVEL = 1, 2, 3, 4
-
-
-def _size_key(size: float) -> float:
-    return round(size * 2) / 2
-
-
-def document_style(pages: Sequence[Sequence[Line]]) -> Style:
-    """Body size (the size most characters are set in) and heading tiers, over the document."""
-    chars: dict[float, int] = {}
-    for lines in pages:
-        for ln in lines:
-            if ln.size > 0:
-                k = _size_key(ln.size)
-                chars[k] = chars.get(k, 0) + len(ln.text)
-    if not chars:
-        return Style()
-    body = max(chars, key=lambda k: (chars[k], -k))
-    big: set[float] = set()
-    seen: dict[str, set[int]] = {}
-    for p, lines in enumerate(pages):
-        for ln in lines:
-            short = ln.nums < 2 and len(ln.text) <= 100
-            if not short or not _is_title_like(ln.text, single=True):
-                continue
-            if ln.size >= body * BIG:
-                big.add(_size_key(ln.size))
-            if ln.bold or ln.size >= body * BIG:
-                seen.setdefault(ln.text.casefold(), set()).add(p)
-    tiers = sorted(big, reverse=True)[:MAX_TIERS]
-    repeated = frozenset(t for t, on in seen.items() if len(on) >= REPEATED_PAGES)
-    return Style(body, tuple(tiers), repeated)
-
-
-#: A title-like line on this many pages or more is a running title.
-REPEATED_PAGES = 4
-
-
-NO_STYLE = Style()
-
-
-def heading_rank(line: Line, style: Style = NO_STYLE) -> HeadingRank | None:
-    """The heading rank of a line, or None when it is not a heading."""
-    level = heading_level(line, style)
-    if level is None:
-        return None
-    return HeadingRank(min(level, HeadingRank.OTHER.value))
-
-
-def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
-    """The heading level of a line (see :data:`PART_LEVEL`), or None when it is no heading:
-    Part and Item lines in bold, capitals or a heading size; statement titles and numbered
-    notes ("NOTE 9.") in bold or a heading size (notes also in capitals); other title-like
-    lines in bold or a heading size, ranked by size, body-size bold last; a decimal number
-    ("2.3 Revenue") nests by its depth."""
-    t = line.text
-    if line.nums >= 2 or len(t) > 120:
-        return None
-    tier = style.tier(line.size)
-    styled = line.bold or tier is not None
-    caps = t[:4].isupper()
-    if PART_RE.match(t) and len(t) <= 80 and (styled or caps):
-        return PART_LEVEL
-    if PDF_ITEM_RE.match(t) and (styled or caps):
-        return ITEM_LEVEL
-    if COVER_ROW_RE.search(t) or PERIOD_CAPTION_RE.match(t):
-        return None
-    if NOTE_HEADING_RE.match(t) and (styled or caps) and len(t) <= 100:
-        return TOP_LEVEL
-    if not styled or len(t) > 100 or not _is_title_like(t, single=True):
-        return None
-    if tier is None and _SENTENCE.match(t):
-        return None  # a bold sentence ("The price of our stock is subject to volatility.")
-    if _ADDRESS.search(t) or t.casefold() in style.repeated:
-        return None
-    if STATEMENT_TITLE_RE.match(t) or STATEMENTS_PART_RE.match(t):
-        return TOP_LEVEL
-    level = SIZE_LEVEL + (len(style.tiers) if tier is None else tier)
-    m = NUMBERED_HEADING_RE.match(t)
-    if m:
-        level += m.group(1).count(".")
-    return level
-
-
-def label_only(text: str) -> bool:
-    """A Part or Item label without its title ("PART II", "Item 7."): the title follows."""
-    m = PART_RE.match(text) or ITEM_RE.match(text)
-    return bool(m) and not m.group(2).strip()
-
-
-def _is_title_like(t: str, single: bool = False) -> bool:
-    if not (t[0].isupper() or t[0] in '“"' or (t[0].isdigit() and NUMBERED_HEADING_RE.match(t))):
-        return False
-    if t.endswith((",", ";")):
-        return False
-    if " " in t.strip():
-        return True
-    return single and sum(ch.isalpha() for ch in t) >= 3 and t[-1].isalnum()
-
-
-def _offside(ln: Line, left: float, right: float) -> bool:
-    """A line that starts well right of the page's text and is not centred on it: a
-    column's header or a cell, never a section title (those sit at the margin or mid-page)."""
-    width = right - left
-    if width <= 0 or ln.x1 <= 0:
-        return False
-    centre = (ln.x0 + ln.x1) / 2 - (left + right) / 2
-    return ln.x0 > left + 0.25 * width and abs(centre) > 0.1 * width
-
-
 class _Scanner:
     """Groups one page's lines into blocks; ``lines`` excludes nothing (furniture is marked)."""
 
@@ -365,21 +218,12 @@ class _Scanner:
         #: Lines of a table's header: over its number columns, or a bold stub line right
         #: above them ("(Dollars in millions)" beside "Net Income / Per Diluted Share").
         self.header = [self._column_header(i) for i in range(len(lines))]
-        self.level: list[int | None] = [
-            None if toc or i in skip or self.header[i] else heading_level(ln, style)
-            for i, ln in enumerate(lines)
-        ]
-        for i in range(len(lines) - 2, -1, -1):
-            level = self.level[i]
-            if level is not None and level > TOP_LEVEL and self.header[i + 1]:
-                self.level[i], self.header[i] = None, True
-        edges = [(ln.x0, ln.x1) for i, ln in enumerate(lines) if i not in skip and ln.x1 > 0]
-        if edges:
-            left, right = min(x for x, _ in edges), max(x for _, x in edges)
-            for i, ln in enumerate(lines):
-                level = self.level[i]
-                if level is not None and level > TOP_LEVEL and _offside(ln, left, right):
-                    self.level[i] = None
+        self.cols = page_columns(lines, skip)
+        self.level: list[int | None] = (
+            [None] * len(lines)
+            if toc
+            else page_levels(lines, skip, self.header, self.next_row, style, self.cols)
+        )
         self.in_table = [False] * len(lines)
         self.tables: dict[int, int] = {}  # first line → last line
         self._find_tables()
@@ -409,10 +253,20 @@ class _Scanner:
         return row.numx > 0 and ln.x0 >= row.numx - max(ln.size, row.size, 1.0)
 
     def _breaks_table(self, i: int) -> bool:
-        """A heading no table runs through: Part, Item, a note, a statement title, or a line
-        in a heading size."""
+        """A heading no table runs through: Part, Item, a note, a statement title, a line
+        in a heading size, or a bold line over another table's column header or over
+        prose (a bold line between rows is a row group's label)."""
         level = self.level[i]
-        return level is not None and (level <= TOP_LEVEL or not self.lines[i].bold)
+        if level is None:
+            return False
+        if level <= TOP_LEVEL or not self.lines[i].bold:
+            return True
+        j = i + 1
+        if j >= len(self.lines) or j in self.skip:
+            return False
+        nxt = self.lines[j]
+        prose = nxt.nums < 2 and not nxt.bold and len(nxt.text) >= 0.8 * self.width
+        return self.header[j] or prose
 
     # tables ---------------------------------------------------------------------------
 
@@ -545,7 +399,7 @@ class _Scanner:
         level = self.level[i]
         if level is not None:
             j = i
-            while j + 1 < len(self.lines) and j - i < 3 and self._heading_continues(j, j + 1):
+            while j + 1 < len(self.lines) and j - i < 5 and self._heading_continues(j, j + 1):
                 j += 1
             out.append(Block(ElementKind.HEADING, i, j, level=level))
             return j + 1
@@ -558,28 +412,11 @@ class _Scanner:
         return j + 1
 
     def _heading_continues(self, j: int, k: int) -> bool:
-        """Whether line ``k`` goes on heading line ``j``: the title of a bare Part or Item
-        label, or the wrapped rest of a title in the same style (a sub-heading, in another
-        style or after a full title, stays a heading of its own)."""
+        """Whether line ``k`` goes on heading line ``j`` (:func:`heading_continues`)."""
         if k in self.skip or self.in_table[k] or self.header[k]:
             return False
         a, b = self.lines[j], self.lines[k]
-        if self.level[k] in (PART_LEVEL, ITEM_LEVEL) or b.nums >= 2:
-            return False
-        if label_only(a.text):
-            return self.level[k] is not None
-        if a.text.endswith((".", ":")) or a.bold != b.bold:
-            return False
-        if a.size and b.size and abs(a.size - b.size) > 0.5:
-            return False
-        if self.level[k] is None and not (a.bold or a.text.isupper() and b.text.isupper()):
-            return False
-        last_word = a.text.rsplit(None, 1)[-1].lower()
-        return (
-            b.text[0].islower()
-            or last_word in _CONNECTORS
-            or (self.width > 0 and len(a.text) >= 0.6 * self.width)
-        )
+        return heading_continues(a, b, self.level[k], self.cols, self.width)
 
     def _list_end(self, i: int) -> int:
         """Last line of the list starting at ``i``: items, and the lines that wrap them."""
