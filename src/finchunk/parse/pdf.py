@@ -40,6 +40,7 @@ from __future__ import annotations
 import ctypes
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -64,6 +65,7 @@ from finchunk.parse.pdf_layout import (
     trailing_numeric,
 )
 from finchunk.parse.pdf_meta import producer_artefact, read_metadata
+from finchunk.parse.pdf_table import TablePlan, plan_tables, table_candidates, table_text
 
 LINE_JOINER = "\n"
 BLOCK_JOINER = "\n\n"
@@ -87,7 +89,7 @@ def clean_line(raw: str) -> str:
 class _FontProbe:
     """Font and position lookups on one text page (a few calls per line, never per char)."""
 
-    __slots__ = ("_tp", "_count", "_buf", "_flags", "_l", "_r", "_b", "_t", "_rect")
+    __slots__ = ("_tp", "_count", "_buf", "_flags", "_l", "_r", "_b", "_t", "_rect", "bottom")
 
     def __init__(self, textpage: pdfium.PdfTextPage) -> None:
         self._tp = textpage.raw
@@ -97,6 +99,7 @@ class _FontProbe:
         self._l, self._r = ctypes.c_double(), ctypes.c_double()
         self._b, self._t = ctypes.c_double(), ctypes.c_double()
         self._rect = pdfium_c.FS_RECTF()
+        self.bottom = 0.0
 
     def bold(self, index: int) -> bool:
         """The weight first, the font name when it is unknown."""
@@ -116,12 +119,15 @@ class _FontProbe:
         """Left and right edges and height of one character's box as its font sets it
         (ascent to descent): the height is the size the reader sees, whatever the font size
         and text matrix say (pdfium's font size ignores the matrix: 1.0 or 736 in filings).
-        Zeros when unknown (invisible text has an empty box)."""
+        Zeros when unknown (invisible text has an empty box); :attr:`bottom` is the box's
+        bottom edge."""
         r = self._rect
         if not 0 <= index < self._count or not pdfium_c.FPDFText_GetLooseCharBox(
             self._tp, index, ctypes.byref(r)
         ):
+            self.bottom = 0.0
             return 0.0, 0.0, 0.0
+        self.bottom = min(r.top, r.bottom)
         return r.left, r.right, abs(r.top - r.bottom)
 
     def box(self, index: int) -> tuple[float, float]:
@@ -158,11 +164,14 @@ def _words() -> frozenset[str]:
     return english_words()
 
 
-def mend_splits(text: str, base: int, probe: _FontProbe, size: float) -> str:
+def mend_splits(
+    text: str, base: int, probe: _FontProbe, size: float, joined: list[int] | None = None
+) -> str:
     """Join the words pdfium split with a space of its own where the glyphs (nearly) touch
     ("Busines s", "W ELLS"), and put back the "ff" a ligature glyph mapped to one "f" lost
     ("af ected" → "affected"). Only pairs whose join is an English word are looked at;
-    ``base`` is the text page index of ``text[0]``."""
+    ``base`` is the text page index of ``text[0]``; the text page index of each space
+    removed is appended to ``joined`` when given."""
     words = None
     out: list[str] = []
     last = 0
@@ -189,6 +198,8 @@ def mend_splits(text: str, base: int, probe: _FontProbe, size: float) -> str:
         if gap > (_NARROW_GAP if narrow else _NO_GAP) * max(size, 1.0):
             continue
         glue = _LIGATURE_JOINS[hit - 1][1:] if hit else ""
+        if joined is not None:
+            joined.append(space)
         out.append(text[last : m.end(1)] + glue)
         last = m.start(2)
     if not out:
@@ -199,10 +210,12 @@ def mend_splits(text: str, base: int, probe: _FontProbe, size: float) -> str:
 
 def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
     """The non-empty lines of one page: text, numeric cells, bold, font size, left and
-    right edges, and the left edge of a table row's first number column."""
+    right edges, the left edge of a table row's first number column, the bottom edge, and
+    on a page with table rows the words' edges of the lines that may be in a table."""
     raw = textpage.get_text_range()
     probe = _FontProbe(textpage)
     out: list[Line] = []
+    where: list[tuple[int, int, list[int]]] = []  # per line: its text page span, joins
     for m in _LINE.finditer(raw):
         seg = m.group()
         text = clean_line(seg)
@@ -211,9 +224,11 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
         first = m.start() + len(seg) - len(seg.lstrip())
         last = m.start() + len(seg.rstrip()) - 1
         x0, _, size = probe.loose(first)
+        y = probe.bottom
         exact = len(text) == last - first + 1  # text[i] is char first + i
+        joined: list[int] = []
         if exact and " " in text:
-            mended = mend_splits(text, first, probe, size)
+            mended = mend_splits(text, first, probe, size, joined)
             exact, text = mended == text, mended
         nums = trailing_numeric(text)
         bold = False
@@ -223,8 +238,46 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
         numx = 0.0
         if nums >= 2 and exact:
             numx = probe.loose(first + numeric_start(text, nums))[0]
-        out.append(Line(text, nums, bold, size, x0, x1, numx))
+        out.append(Line(text, nums, bold, size, x0, x1, numx, y))
+        where.append((first, last + 1, joined))
+    for i in table_candidates(out):
+        first, end, joined = where[i]
+        words = _word_edges(raw, first, end, joined, out[i].text, probe)
+        if words:
+            out[i] = replace(out[i], words=words)
     return join_split_labels(out)
+
+
+_WORD = re.compile(r"\S+")
+
+
+def _word_edges(
+    raw: str, first: int, end: int, joined: list[int], text: str, probe: _FontProbe
+) -> tuple[tuple[float, float], ...]:
+    """Left and right edges of each word of a line (``text.split()`` order; the right edge
+    of a word's last letter or digit, so "(73)" and "12%" end where the digits do), read
+    from the text page's characters ``first:end``; words pdfium split that
+    :func:`mend_splits` joined are one. Empty when the words of the text page and of
+    ``text`` do not pair up."""
+    spans = [(w.start() - first, w.end() - first) for w in _WORD.finditer(raw, first, end)]
+    if joined:
+        merged: list[tuple[int, int]] = []
+        for a, b in spans:
+            if merged and any(merged[-1][1] <= j - first < a for j in joined):
+                merged[-1] = (merged[-1][0], b)
+            else:
+                merged.append((a, b))
+        spans = merged
+    parts = text.split()
+    if len(spans) != len(parts):
+        return ()
+    out = []
+    for a, b in spans:
+        k = b - 1
+        while k > a and not raw[first + k].isalnum():
+            k -= 1
+        out.append((probe.loose(first + a)[0], probe.loose(first + k)[1]))
+    return tuple(out)
 
 
 def _open(path: Path) -> pdfium.PdfDocument:
@@ -280,6 +333,8 @@ class _Writer:
     elements: list[Element] = field(default_factory=list)
     pages: list[Span] = field(default_factory=list)
     headings: list[tuple[int, str]] = field(default_factory=list)
+    #: Page index → where its part of a table written on an earlier page begins.
+    breaks: dict[int, int] = field(default_factory=dict)
 
     def write(self, s: str) -> Span:
         start = self.pos
@@ -294,15 +349,38 @@ class _Writer:
             self.headings.append((block.level, title))
         return tuple(t for _, t in self.headings)
 
-    def page(self, number: int, lines: Sequence[Line], blocks: Sequence[Block]) -> None:
-        if number > 1:
+    def page(
+        self, number: int, lines: Sequence[Line], blocks: Sequence[Block], plan: TablePlan
+    ) -> None:
+        """Write one page's blocks. A table that goes on onto the next page is written
+        whole (its later parts' rows after its own) after the page's other blocks (its
+        page furniture comes before it), and the next page starts where its rows do."""
+        p = number - 1
+        inside = self.breaks.pop(p, None)  # the page starts inside a table written before
+        if inside is None and number > 1:
             self.write(PAGE_JOINER)
-        page_start = self.pos
-        for n, b in enumerate(blocks):
-            if n:
+        page_start = self.pos if inside is None else inside
+        sep = inside is not None
+        order = list(range(len(blocks)))
+        last = next((k for k in order if (p, k) in plan.goes_on), None)
+        if last is not None:
+            order = [k for k in order if k != last] + [last]
+        for k in order:
+            if (p, k) in plan.later:
+                continue
+            b = blocks[k]
+            parts = plan.parts.get((p, k)) if b.kind is ElementKind.TABLE else None
+            offsets: list[int] = []
+            if parts:
+                text, offsets = table_text(parts)
+            else:
+                text = LINE_JOINER.join(ln.text for ln in lines[b.first : b.last + 1])
+            if sep:
                 self.write(BLOCK_JOINER)
-            text = LINE_JOINER.join(ln.text for ln in lines[b.first : b.last + 1])
+            sep = True
             start, end = self.write(text)
+            for n, off in enumerate(offsets, start=1):
+                self.breaks[p + n] = start + off
             self.elements.append(
                 Element(
                     b.kind,
@@ -315,7 +393,18 @@ class _Writer:
                     page=number,
                 )
             )
-        self.pages.append((page_start, self.pos))
+        self.pages.append((page_start, self.breaks.get(p + 1, self.pos)))
+
+    def settle_pages(self) -> None:
+        """Page furniture written after a table that runs on over a page it sat on (a
+        table over three pages or more) is on the page whose text holds it."""
+        starts = [s for s, _ in self.pages]
+        for n, e in enumerate(self.elements):
+            if e.page is None or not self.pages:
+                continue
+            s, t = self.pages[e.page - 1]
+            if not s <= e.start < max(t, s + 1):
+                self.elements[n] = replace(e, page=max(1, bisect_right(starts, e.start)))
 
 
 NO_TEXT_LAYER = "no text layer (a scanned or image-only PDF)"
@@ -327,9 +416,12 @@ def build_document(
     """Assemble the canonical text, page spans and elements from extracted lines."""
     skips = furniture(pages)
     style = document_style(pages)
+    blocks = [page_blocks(lines, skip, style) for lines, skip in zip(pages, skips, strict=True)]
+    plan = plan_tables(pages, blocks)
     w = _Writer()
-    for number, (lines, skip) in enumerate(zip(pages, skips, strict=True), start=1):
-        w.page(number, lines, page_blocks(lines, skip, style))
+    for number, (lines, page) in enumerate(zip(pages, blocks, strict=True), start=1):
+        w.page(number, lines, page, plan)
+    w.settle_pages()
     metadata: dict[str, object] = {"format": "pdf", "pages": len(pages)}
     running = [lines[i].text for lines, skip in zip(pages, skips, strict=True) for i in skip]
     meta = read_metadata(pages, running)

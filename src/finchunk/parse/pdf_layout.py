@@ -102,8 +102,10 @@ def heading_candidate(text: str, nums: int) -> bool:
 @dataclass(frozen=True, slots=True)
 class Line:
     """One extracted line: normalised text, trailing numeric cells, bold font; from the
-    layout (0 when unknown): the font size, the left and right edges of its text, and the
-    left edge of its first number column (a table row's)."""
+    layout (0 when unknown): the font size, the left and right edges of its text, the
+    left edge of its first number column (a table row's), the bottom of its first
+    character, and for lines that may sit in a table, each word's left and right edges
+    (``text.split()`` order; read by :mod:`finchunk.parse.pdf_table`)."""
 
     text: str
     nums: int = 0
@@ -112,6 +114,8 @@ class Line:
     x0: float = 0.0
     x1: float = 0.0
     numx: float = 0.0
+    y: float = 0.0
+    words: tuple[tuple[float, float], ...] = ()
 
 
 def numeric_start(text: str, nums: int) -> int:
@@ -465,7 +469,8 @@ class _Scanner:
             if i - first >= 4 and not self.header[k]:
                 break
             t = ln.text
-            if len(t) > 80 or ends_sentence(t) or _LIST.match(t):
+            row_label = t.endswith(":") and len(t.split()) <= 6  # "Net sales:", "ASSETS:"
+            if len(t) > 80 or (ends_sentence(t) and not row_label) or _LIST.match(t):
                 break
             if self.level[k] is not None:
                 break
