@@ -53,7 +53,9 @@ from finchunk.parse.sec_patterns import (
 
 # --- line features -------------------------------------------------------------------------
 
-_NUM_CELL = re.compile(r"^\(?[-–—]?\$?\(?\d[\d,]*(?:\.\d+)?\)?%?\)?[*†]?$|^[-–—]{1,3}$|^n/?m$")
+_NUM_CELL = re.compile(
+    r"^\(?[-–—]?\$?\(?\d[\d,]*(?:\.\d+)?\)?%?\)?[*†]?$|^[-–—]{1,3}$|^(?i:n/?[am])$"
+)
 _TOKEN = re.compile(r"\S+")
 _SKIP_CELL = frozenset({"$", "%", "€", "£", "x", "pts", "bps"})
 _LIST = re.compile(r"^[•·●◦▪■□➢►▶○\uf0b7\uf0a7\uf0d8\uf076\uf0fc](?:\s|$)")
@@ -437,7 +439,7 @@ class _Scanner:
                 ln = self.lines[j]
                 if self._is_row(j):
                     last, rows = j, rows + 1
-                elif self._breaks_table(j):
+                elif self._breaks_table(j) or self._prose(j):
                     break
                 elif ln.nums == 1 and len(ln.text) <= 100:
                     last = j
@@ -457,23 +459,32 @@ class _Scanner:
             else:
                 i += 1
 
+    def _prose(self, i: int) -> bool:
+        """A sentence of the text around a table, not a row label: six words or more ending
+        with a full stop, or a line as wide as the text ending with a colon."""
+        t = self.lines[i].text
+        wide = self.width > 0 and len(t) >= 0.8 * self.width and len(t.split()) >= 8
+        return bool(_SENTENCE.match(t)) or (wide and t.endswith(":"))
+
     def _caption_start(self, i: int) -> int:
         """Short lines right above a table join it (up to four, and its column headers);
         a heading stays out (a statement's title sets the section path instead)."""
-        first = i
+        first, extra = i, 0
         while first > 0:
             k = first - 1
             if k in self.skip or self.in_table[k]:
                 break
             ln = self.lines[k]
-            if i - first >= 4 and not self.header[k]:
-                break
+            if not self.header[k]:
+                if extra >= 4:
+                    break
+                extra += 1
             t = ln.text
             row_label = t.endswith(":") and len(t.split()) <= 6  # "Net sales:", "ASSETS:"
             if len(t) > 80 or (ends_sentence(t) and not row_label) or _LIST.match(t):
                 break
-            if self.level[k] is not None:
-                break
+            if self.level[k] is not None and (self._breaks_table(k) or not row_label):
+                break  # a bold row label ("Cash flows from operating activities:") joins
             first = k
         return first
 

@@ -39,6 +39,7 @@ and still no columns) is written as its lines, as before.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -52,7 +53,13 @@ _VALUE = re.compile(
     r"|^(?:[$€£¥(])*[-–—]{1,3}[)%]*$|^(?:n/?[am]|N/?[AM])$",
 )
 _DIGIT = re.compile(r"\d")
+_SYMBOL = re.compile(r"^(?:US\$|[$€£¥(]|\(\$|\$\(|[)%]|\)%|%\))$")
 _YEAR = re.compile(r"^(?:19|20)\d\d[*†]?$")
+#: Words a number reads on from: a month ("December 31"), a note ("Note 6").
+_NAMES_NUMBER = re.compile(
+    r"^\(?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?$|^\(?notes?$",
+    re.IGNORECASE,
+)
 _MARK = re.compile(r"^(?:\(\w{1,2}\)|\*{1,3}|[†‡§])$")
 _CONTINUED = re.compile(r"\bcontinued\b|\(cont(?:['’]d|\.)\)", re.IGNORECASE)
 _CONNECTORS = frozenset(
@@ -141,18 +148,41 @@ def _visual_rows(lines: Sequence[Line]) -> list[_Row]:
     return rows
 
 
+def _leads(words: list[_Word], n: int) -> bool:
+    """Symbol ``n`` opens the phrase after it ("% Change")."""
+    if n + 1 >= len(words):
+        return False
+    nxt = words[n + 1]
+    close = nxt.x0 - words[n].x1 <= SAME_PHRASE * 10.0
+    return close and not _VALUE.match(nxt.text) and not _SYMBOL.match(nxt.text)
+
+
 def _fold_symbols(words: list[_Word]) -> list[_Word]:
-    """``$``/``(`` joined to the word after them, ``)``/``%`` to the one before, by the HTML
-    parser's rule; a word that took a ``$`` starts where the ``$`` did (its right edge stays
-    the digits')."""
-    cells = [[i, 1, w.text] for i, w in enumerate(words)]
-    merge_symbols(cells)
+    """``$``/``(`` joined to the value after them, ``)``/``%`` to the one before, by the
+    HTML parser's rule (:func:`merge_symbols`) applied to each run of values and symbols
+    (a "%" in "% Change" stays); a value that took a ``$`` starts where the ``$`` did (its
+    right edge stays the digits')."""
     out: list[_Word] = []
-    for i, (c, w) in enumerate(zip(cells, words, strict=True)):
-        if c[2]:
-            out.append(_Word(c[2], w.x0, w.x1))
-        elif i + 1 < len(words) and cells[i + 1][2].startswith(w.text + words[i + 1].text):
-            words[i + 1].x0 = min(words[i + 1].x0, w.x0)
+    run: list[_Word] = []
+    for n, w in enumerate([*words, None]):
+        if w is not None and (
+            _VALUE.match(w.text) or _SYMBOL.match(w.text) and not _leads(words, n)
+        ):
+            run.append(w)
+            continue
+        if len(run) > 1:
+            cells = [[i, 1, v.text] for i, v in enumerate(run)]
+            merge_symbols(cells)
+            for i, (c, v) in enumerate(zip(cells, run, strict=True)):
+                if c[2]:
+                    out.append(_Word(c[2], v.x0, v.x1))
+                elif i + 1 < len(run) and cells[i + 1][2].startswith(v.text + run[i + 1].text):
+                    run[i + 1].x0 = min(run[i + 1].x0, v.x0)
+        else:
+            out.extend(run)
+        run = []
+        if w is not None:
+            out.append(w)
     return out
 
 
@@ -178,12 +208,13 @@ def _is_data(w: _Word) -> bool:
 
 
 def _glued(words: list[_Word], k: int, size: float) -> bool:
-    """Word ``k`` (a year, a note mark) reads on from the label word before it: "December
-    31, 2024", "administrative (1)"."""
+    """Word ``k`` (a year, a note mark, a day, a note number) reads on from the label word
+    before it: "December 31, 2024", "administrative (1)", "(Note 6)"."""
     if k == 0 or _is_value(words[k - 1]):
         return False
-    w = words[k]
-    return bool(_YEAR.match(w.text) or _MARK.match(w.text)) and w.x0 - words[k - 1].x1 < size
+    w, prev = words[k], words[k - 1].text
+    kind = _YEAR.match(w.text) or _MARK.match(w.text) or _NAMES_NUMBER.match(prev)
+    return bool(kind) and w.x0 - words[k - 1].x1 < size
 
 
 def _trailing(r: _Row) -> list[_Word]:
@@ -246,27 +277,40 @@ def _columns(cells: list[list[_Word]], size: float) -> list[_Band]:
     return sorted(bands, key=lambda b: b.right)
 
 
-def _band_of(w: _Word, bands: list[_Band]) -> int:
-    """The column a word sits in: the one its right edge falls in, else the nearest."""
-    best, dist = 0, float("inf")
+def _band_of(w: _Word, bands: list[_Band], tol: float) -> int:
+    """The column a cell sits in: the first whose right edge its right edge does not pass
+    (numbers end at the column's right edge; "N/A" or a dash centred in it, before)."""
     for j, b in enumerate(bands):
-        d = max(b.left - w.x1, w.x1 - b.right, 0.0)
-        if d < dist:
-            best, dist = j, d
-    return best
+        if w.x1 <= b.right + tol:
+            return j
+    return len(bands) - 1
 
 
 def _header_bands(p: _Word, bands: list[_Band]) -> list[int]:
-    """Columns a header phrase heads: those whose centre it covers, else the one it
-    overlaps most, else the nearest."""
-    covered = [j for j, b in enumerate(bands) if p.x0 - 1 <= b.mid <= p.x1 + 1]
-    if covered:
-        return covered
-    overlaps = [min(p.x1, b.right) - max(p.x0, b.left) for b in bands]
-    best = max(range(len(bands)), key=lambda j: overlaps[j])
-    if overlaps[best] > 0:
-        return [best]
-    return [min(range(len(bands)), key=lambda j: abs(bands[j].mid - p.mid))]
+    """Columns a header phrase heads: the run of adjacent columns it fits in (each column's
+    cell running from the column before's right edge to its own) whose centre is nearest
+    its own, a run of more columns costing a little more ("Years ended December 31" centred
+    over three columns, a year over one); right of the last column, the last."""
+    rights = [b.right for b in bands]
+    n = len(bands)
+    pitch = [rights[j] - rights[j - 1] for j in range(1, n)]
+    first = pitch[0] if pitch else 1.5 * (bands[0].right - bands[0].left) + 1.0
+    lefts = [rights[0] - first, *rights[:-1]]
+    unit = sum(pitch) / len(pitch) if pitch else first
+    width = p.x1 - p.x0
+    best: tuple[float, int, int] | None = None
+    for a in range(n):
+        for b in range(a, n):
+            lo, hi = lefts[a], rights[b]
+            if width > 1.15 * (hi - lo) or not lo - 0.25 * unit <= p.mid <= hi + 0.25 * unit:
+                continue
+            score = abs((lo + hi) / 2 - p.mid) / unit + 0.3 * (b - a)
+            if best is None or score < best[0]:
+                best = (score, a, b)
+    if best is None:
+        near = min(range(n), key=lambda j: abs((lefts[j] + rights[j]) / 2 - p.mid))
+        return [near]
+    return list(range(best[1], best[2] + 1))
 
 
 @dataclass(slots=True)
@@ -275,13 +319,13 @@ class Rebuilt:
     first; None without one), its body rows, its columns' right edges."""
 
     captions: list[str]
-    header: list[str] | None
+    header: list[list[str]]
     rows: list[list[str]]
     rights: list[float]
     size: float
 
     def grid(self) -> list[list[str]]:
-        return _drop_empty_columns([self.header, *self.rows] if self.header else self.rows)
+        return _drop_empty_columns([*self.header, *self.rows])
 
 
 def _drop_empty_columns(grid: list[list[str]]) -> list[list[str]]:
@@ -293,9 +337,59 @@ def _row_text(r: _Row, lines: Sequence[Line]) -> str:
     return " ".join(lines[i].text for i in r.lines)
 
 
-def rebuild(lines: Sequence[Line]) -> Rebuilt | None:
-    """The grid of a table block's lines, or None when no number columns are found."""
+def rebuild(lines: Sequence[Line]) -> list[tuple[int, int, Rebuilt | None]]:
+    """A table block's lines as one table or more (lines ``first..last`` of the block
+    each, with its grid, None when no number columns are found there): the scanner runs
+    tables that sit close together into one block, and a header row below rows of numbers
+    ("2025 2024" over new columns) starts a table of its own, with the caption lines
+    right above it."""
     rows = _visual_rows(lines)
+    cuts = [0, *_table_starts(rows), len(rows)]
+    out: list[tuple[int, int, Rebuilt | None]] = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        part = rows[a:b]
+        first = min(i for r in part for i in r.lines)
+        last = max(i for r in part for i in r.lines)
+        if out and first <= out[-1][1]:  # rows of the two interleave in the stream: one table
+            return [(0, len(lines) - 1, _grid(rows, lines))] if rows else []
+        out.append((first, last, _grid(part, lines)))
+    return out
+
+
+def _table_starts(rows: list[_Row]) -> list[int]:
+    """Rows where a new table starts: a header row (two years or more and no other value,
+    or words only over the right of the rows above) after two rows of numbers or more,
+    moved up over the header and caption rows (no values) right above it."""
+    starts: list[int] = []
+    data = 0
+    left = min((r.words[0].x0 for r in rows if r.words), default=0.0)
+    for k, r in enumerate(rows):
+        values = [w for w in r.words if _is_data(w)]
+        if values:
+            data += 1
+            continue
+        if data < 2 or not r.words:
+            continue
+        years = sum(bool(_YEAR.match(w.text)) for w in r.words)
+        if years < 2 and not (r.words[0].x0 > left + 8 * r.size and len(r.words) >= 2):
+            continue
+        s = k
+        while s - 1 > (starts[-1] if starts else 0) and k - s < 4:
+            up = rows[s - 1]
+            if any(_is_data(w) for w in up.words) or _row_text_words(up).endswith(":"):
+                break
+            s -= 1
+        starts.append(s)
+        data = 0
+    return starts
+
+
+def _row_text_words(r: _Row) -> str:
+    return " ".join(w.text for w in r.words)
+
+
+def _grid(rows: list[_Row], lines: Sequence[Line]) -> Rebuilt | None:
+    """The grid of a table's rows, or None when no number columns are found."""
     if not rows:
         return None
     sizes = sorted(r.size for r in rows)
@@ -305,30 +399,24 @@ def rebuild(lines: Sequence[Line]) -> Rebuilt | None:
     if body is None:
         return None
     bands = _columns(trailing[body:], size)
-    if not bands:
-        return None
+    if not _aligned(trailing[body:], bands, size):
+        return _by_text(rows, trailing, body, size, lines)
     start = bands[0].left - SAME_COLUMN * size  # where the columns begin
     labels = [_split(r, bands, start) for r in rows[body:]]
-    label_right = max((x for _, _, x in labels), default=start)
-    # Above the first row of numbers: caption lines, then header rows (words over columns).
+    label_left = min((x for _, _, x in labels), default=start)
+    # Above the first row of numbers: caption lines, then header rows (words over columns,
+    # not starting at the labels' left edge).
     head: list[int] = []
-    cols_head: list[list[str]] = [[] for _ in bands]
-    label_head: list[str] = []
+    heads: list[tuple[list[_Word], list[_Word]]] = []  # per header row: label, column phrases
     for k in range(body):
         phrases = _phrases(rows[k].words, rows[k].size)
-        over = [p for p in phrases if p.x1 > start and p.x0 >= label_right - 1]
-        if not over:
-            continue
-        head.append(k)
-        for p in phrases:
-            if p in over:
-                for j in _header_bands(p, bands):
-                    cols_head[j].append(p.text)
-            else:
-                label_head.append(p.text)
+        over = [p for p in phrases if p.x1 > start and p.x0 > label_left + 2 * size]
+        if over:
+            head.append(k)
+            heads.append(([p for p in phrases if p not in over], over))
     if head:
         first_head = head[0]
-        captions = [k for k in range(first_head)]
+        captions = list(range(first_head))
         lead = [k for k in range(first_head, body) if k not in head]
     else:
         first = body
@@ -341,18 +429,127 @@ def rebuild(lines: Sequence[Line]) -> Rebuilt | None:
     for label, cells, _ in labels:
         out_rows.append((label, cells))
     grid_rows = [[label, *cells] for label, cells in _join_wrapped(out_rows)]
-    header = [" ".join(label_head), *(" ".join(c) for c in cols_head)] if head else None
     return Rebuilt(
         captions=[_row_text(rows[k], lines) for k in captions],
-        header=header,
+        header=_header(heads, bands),
         rows=grid_rows,
         rights=[b.right for b in bands],
         size=size,
     )
 
 
+def _aligned(cells: list[list[_Word]], bands: list[_Band], size: float) -> bool:
+    """Whether the columns hold the numbers: nine in ten end on a column's right edges (no
+    columns when the numbers run on after their labels, as typed text does)."""
+    tol = SAME_COLUMN * size
+    ends = sorted(x for b in bands for x in b.rights)
+    nums = [w.x1 for row in cells for w in row if _DIGIT.search(w.text)]
+    if not bands or not nums:
+        return False
+    hit = 0
+    for x in nums:
+        k = bisect_left(ends, x - tol)
+        hit += k < len(ends) and ends[k] <= x + tol
+    return hit >= 0.9 * len(nums)
+
+
+def _by_text(
+    rows: list[_Row], trailing: list[list[_Word]], body: int, size: float, lines: Sequence[Line]
+) -> Rebuilt:
+    """The grid when the numbers do not line up in columns: each row's values (the numbers
+    ending it) fill the last columns, as many as the row with most; rows above the first
+    number with two years or more are the header, the others its caption."""
+    width = max(len(t) for t in trailing[body:])
+    grid: list[tuple[str, list[str]]] = []
+    header: list[list[str]] = []
+    captions: list[str] = []
+    for k, (r, vals) in enumerate(zip(rows, trailing, strict=True)):
+        if k < body:  # a header's years read on from its label ("(Millions) 2023 2022")
+            n = len(r.words)
+            while n and _YEAR.match(r.words[n - 1].text):
+                n -= 1
+            vals = r.words[n:] if len(r.words) - n >= 2 else vals
+        label = " ".join(w.text for w in r.words[: len(r.words) - len(vals)])
+        cells = [""] * (width - len(vals)) + [w.text for w in vals][-width:]
+        if k >= body:
+            grid.append((label, cells))
+        elif sum(bool(_YEAR.match(w.text)) for w in vals) >= 2:
+            header.append([label, *cells])
+        elif not header:
+            captions.append(_row_text(r, lines))
+        else:
+            grid.append((_row_text(r, lines), [""] * width))
+    rows_out = [[label, *cells] for label, cells in _join_wrapped(grid)]
+    return Rebuilt(captions, header, rows_out, [], size)
+
+
+@dataclass(slots=True)
+class _Cell:
+    """A header cell: its phrases, top-down (a cell's text wrapped over lines), its box and
+    the last header row it reaches (header cells sit on the bottom of their row)."""
+
+    text: str
+    x0: float
+    x1: float
+    row: int
+
+    @property
+    def mid(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+
+def _header_cells(heads: list[tuple[list[_Word], list[_Word]]]) -> list[_Cell]:
+    """Phrases over the columns, a phrase joined to the one right above it when each one's
+    centre lies within the other ("June 28," over "2025", "Three months ended" over
+    "June 30,")."""
+    cells: list[_Cell] = []
+    for k, (_, over) in enumerate(heads):
+        for p in over:
+            up = next(
+                (
+                    c
+                    for c in cells
+                    if c.row == k - 1 and c.x0 <= p.mid <= c.x1 and p.x0 <= c.mid <= p.x1
+                ),
+                None,
+            )
+            if up is None:
+                cells.append(_Cell(p.text, p.x0, p.x1, k))
+            else:
+                up.text, up.row = f"{up.text} {p.text}", k
+                up.x0, up.x1 = min(up.x0, p.x0), max(up.x1, p.x1)
+    return cells
+
+
+def _header(heads: list[tuple[list[_Word], list[_Word]]], bands: list[_Band]) -> list[list[str]]:
+    """The header rows, as the HTML parser writes them: leading rows that leave the label
+    column empty, two or more, merged into one (each column reading its cells top-down, a
+    cell over several columns repeated over each); the rows from the first with a label
+    cell ("(Dollars in millions) 2025 2024") merged into another; a lone row before that
+    ("Six Months Ended June 30,") kept apart, a cell over several columns over its first."""
+    cells = _header_cells(heads)
+    rows = sorted({c.row for c in cells} | {k for k, (lab, _) in enumerate(heads) if lab})
+    labelled = [k for k in rows if heads[k][0]]
+    split = next((n for n, k in enumerate(rows) if k in labelled), len(rows))
+    groups = [(rows[:split], split > 1), (rows[split:], True)]
+    out: list[list[str]] = []
+    for keys, merged in groups:
+        if not keys:
+            continue
+        lo, hi = keys[0], keys[-1]
+        cols: list[list[str]] = [[] for _ in bands]
+        for c in cells:
+            if lo <= c.row <= hi:
+                js = _header_bands(_Word(c.text, c.x0, c.x1), bands)
+                for j in js if merged else js[:1]:
+                    cols[j].append(c.text)
+        label = " ".join(p.text for k in range(lo, hi + 1) for p in heads[k][0])
+        out.append([label, *(" ".join(t) for t in cols)])
+    return out
+
+
 def _split(r: _Row, bands: list[_Band], start: float) -> tuple[str, list[str], float]:
-    """A body row's label, its cells (one per column) and the label's right edge; a row
+    """A body row's label, its cells (one per column) and the label's left edge; a row
     whose words run from the label on into the columns is all label."""
     cells: list[list[str]] = [[] for _ in bands]
     label: list[_Word] = []
@@ -364,34 +561,26 @@ def _split(r: _Row, bands: list[_Band], start: float) -> tuple[str, list[str], f
         if prev_label:
             label.append(w)
         else:
-            cells[_band_of(w, bands)].append(w.text)
+            cells[_band_of(w, bands, SAME_COLUMN * r.size)].append(w.text)
     right = max((w.x1 for w in label), default=0.0)
     if right > bands[0].left + SAME_COLUMN * r.size:  # a note or sentence across the table
-        return " ".join(w.text for w in words), [""] * len(bands), 0.0
-    return " ".join(w.text for w in label), [" ".join(c) for c in cells], right
+        return " ".join(w.text for w in words), [""] * len(bands), start
+    left = label[0].x0 if label else start
+    return " ".join(w.text for w in label), [" ".join(c) for c in cells], left
 
 
 def _join_wrapped(rows: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
-    """A label wrapped over rows as one: a label-only row joins the next when the next
-    starts in lower case or this one ends in a connector ("and", "of", ","); a label-only
-    row starting in lower case joins the row before."""
+    """A label wrapped over rows as one: two rows of which one has no values join when
+    the second starts in lower case or the first ends in a connector ("and", "of", a
+    comma); a label-only row ending with ":" stays a row."""
     out: list[tuple[str, list[str]]] = []
     for label, cells in rows:
-        if out and label:
+        if out and label and out[-1][0]:
             prev_label, prev_cells = out[-1]
-            prev_empty, empty = not any(prev_cells), not any(cells)
-            last = prev_label.rsplit(None, 1)[-1].lower() if prev_label else ""
-            runs_on = last in _CONNECTORS or prev_label.endswith(",")
-            if (
-                prev_empty
-                and prev_label
-                and not prev_label.endswith(":")
-                and (label[0].islower() or runs_on)
-            ):
-                out[-1] = (f"{prev_label} {label}", cells)
-                continue
-            if empty and label[0].islower() and not prev_empty and prev_label:
-                out[-1] = (f"{prev_label} {label}", prev_cells)
+            last = prev_label.rsplit(None, 1)[-1].lower()
+            runs_on = last in _CONNECTORS or prev_label.endswith(",") or label[0].islower()
+            if runs_on and not prev_label.endswith(":") and not (any(cells) and any(prev_cells)):
+                out[-1] = (f"{prev_label} {label}", cells if any(cells) else prev_cells)
                 continue
         out.append((label, cells))
     return out
@@ -404,15 +593,12 @@ def continues(prev: Rebuilt, nxt: Rebuilt) -> bool:
     """Whether ``nxt`` (starting a page) goes on with ``prev`` (ending the page before):
     the same number columns (right edges within two type sizes), no header of its own or
     the same one, no caption but a repeated one or a "continued" line."""
-    if len(prev.rights) != len(nxt.rights):
+    if not prev.rights or len(prev.rights) != len(nxt.rights):
         return False
     tol = 2 * max(prev.size, nxt.size)
     if any(abs(a - b) > tol for a, b in zip(prev.rights, nxt.rights, strict=True)):
         return False
-    if nxt.header is not None and prev.header is not None:
-        if _fold(" ".join(nxt.header)) != _fold(" ".join(prev.header)):
-            return False
-    elif nxt.header is not None:
+    if nxt.header and _fold(str(nxt.header)) != _fold(str(prev.header)):
         return False
     seen = {_fold(c) for c in prev.captions}
     return all(_CONTINUED.search(c) or _fold(c) in seen for c in nxt.captions)
@@ -426,7 +612,7 @@ def table_text(parts: Sequence[Rebuilt]) -> tuple[str, list[int]]:
     """A table (continued over ``parts``, one per page) as its caption lines and a Markdown
     table; with the offsets in that text where each later part's rows begin."""
     first = parts[0]
-    rows = [*([first.header] if first.header else []), *first.rows]
+    rows = [*first.header, *first.rows]
     starts: list[int] = []
     for p in parts[1:]:
         starts.append(len(rows))
@@ -457,18 +643,26 @@ class TablePlan:
     goes_on: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
 
 
-def plan_tables(pages: Sequence[Sequence[Line]], blocks: Sequence[Sequence[Block]]) -> TablePlan:
-    """Rebuild every table block, and join a table that ends a page (nothing but page
+def plan_tables(pages: Sequence[Sequence[Line]], blocks: Sequence[list[Block]]) -> TablePlan:
+    """Rebuild every table block (split in place where it holds tables set close together:
+    :func:`rebuild`), and join a table that ends a page (nothing but page
     furniture after it) with one that starts the next page (nothing but furniture before
     it) when :func:`continues` says it goes on."""
     plan = TablePlan()
     built: dict[tuple[int, int], Rebuilt] = {}
     for p, (lines, bl) in enumerate(zip(pages, blocks, strict=True)):
-        for k, b in enumerate(bl):
-            if b.kind is ElementKind.TABLE:
-                r = rebuild(lines[b.first : b.last + 1])
+        split: list[Block] = []
+        for b in bl:
+            if b.kind is not ElementKind.TABLE:
+                split.append(b)
+                continue
+            parts = rebuild(lines[b.first : b.last + 1])
+            for n, (lo, hi, r) in enumerate(parts):
+                cites = b.cites if n == len(parts) - 1 else ()
+                split.append(Block(ElementKind.TABLE, b.first + lo, b.first + hi, cites=cites))
                 if r is not None:
-                    built[(p, k)] = r
+                    built[(p, len(split) - 1)] = r
+        bl[:] = split
     head: dict[tuple[int, int], tuple[int, int]] = {}
     for p in range(len(blocks) - 1):
         body = [k for k, b in enumerate(blocks[p]) if b.kind is not ElementKind.FURNITURE]
