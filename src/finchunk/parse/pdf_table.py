@@ -53,6 +53,7 @@ _VALUE = re.compile(
     r"|^(?:[$€£¥(])*[-–—]{1,3}[)%]*$|^(?:n/?[am]|N/?[AM])$",
 )
 _DIGIT = re.compile(r"\d")
+_DASH = re.compile(r"^(?:[$€£¥(])*[-–—]{1,3}[)%]*$")
 _SYMBOL = re.compile(r"^(?:US\$|[$€£¥(]|\(\$|\$\(|[)%]|\)%|%\))$")
 _YEAR = re.compile(r"^(?:19|20)\d\d[*†]?$")
 #: Words a number reads on from: a month ("December 31"), a note ("Note 6").
@@ -274,6 +275,29 @@ def _columns(cells: list[list[_Word]], size: float) -> list[_Band]:
         for g in done
         if len({p[2] for p in g}) >= need
     ]
+    bands.sort(key=lambda b: b.right)
+    # Columns of dashes alone ("$—" where a column has no amounts this year): their own
+    # column unless they sit within a column of numbers.
+    tol = SAME_COLUMN * size
+    dashes = sorted(
+        (w.x1, w.x0, r)
+        for r, row in enumerate(cells)
+        for w in row
+        if not _DIGIT.search(w.text)
+        and _DASH.match(w.text)
+        and not any(b.left - tol <= w.x1 <= b.right + tol for b in bands)
+    )
+    extra: list[list[tuple[float, float, int]]] = []
+    for d in dashes:
+        if extra and d[0] - extra[-1][-1][0] <= tol:
+            extra[-1].append(d)
+        else:
+            extra.append([d])
+    bands += [
+        _Band(min(p[1] for p in g), max(p[0] for p in g), sorted(p[0] for p in g))
+        for g in extra
+        if len({p[2] for p in g}) >= need
+    ]
     return sorted(bands, key=lambda b: b.right)
 
 
@@ -357,12 +381,11 @@ def rebuild(lines: Sequence[Line]) -> list[tuple[int, int, Rebuilt | None]]:
 
 
 def _table_starts(rows: list[_Row]) -> list[int]:
-    """Rows where a new table starts: a header row (two years or more and no other value,
-    or words only over the right of the rows above) after two rows of numbers or more,
+    """Rows where a new table starts: a header row (two years or more and no other value)
+    after two rows of numbers or more,
     moved up over the header and caption rows (no values) right above it."""
     starts: list[int] = []
     data = 0
-    left = min((r.words[0].x0 for r in rows if r.words), default=0.0)
     for k, r in enumerate(rows):
         values = [w for w in r.words if _is_data(w)]
         if values:
@@ -370,8 +393,7 @@ def _table_starts(rows: list[_Row]) -> list[int]:
             continue
         if data < 2 or not r.words:
             continue
-        years = sum(bool(_YEAR.match(w.text)) for w in r.words)
-        if years < 2 and not (r.words[0].x0 > left + 8 * r.size and len(r.words) >= 2):
+        if sum(bool(_YEAR.match(w.text)) for w in r.words) < 2:
             continue
         s = k
         while s - 1 > (starts[-1] if starts else 0) and k - s < 4:
