@@ -388,7 +388,7 @@ class _Writer:
                     end,
                     level=b.level,
                     section=self.section(b, text),
-                    cites=b.cites,
+                    cites=tuple(dict.fromkeys(b.cites + plan.cites.get((p, k), ()))),
                     mark=b.mark,
                     page=number,
                 )

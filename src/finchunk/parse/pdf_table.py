@@ -663,6 +663,8 @@ class TablePlan:
     parts: dict[tuple[int, int], list[Rebuilt]] = field(default_factory=dict)
     later: set[tuple[int, int]] = field(default_factory=set)
     goes_on: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict)
+    #: A table's first part → the notes its later parts cite.
+    cites: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
 
 
 def plan_tables(pages: Sequence[Sequence[Line]], blocks: Sequence[list[Block]]) -> TablePlan:
@@ -697,6 +699,8 @@ def plan_tables(pages: Sequence[Sequence[Line]], blocks: Sequence[list[Block]]) 
             head[b] = first
             plan.later.add(b)
             plan.goes_on[a] = b
+            marks = plan.cites.get(first, ()) + blocks[p + 1][nxt[0]].cites
+            plan.cites[first] = tuple(dict.fromkeys(marks))
     for key, r in sorted(built.items()):
         if key in plan.later:
             plan.parts[head[key]].append(r)
