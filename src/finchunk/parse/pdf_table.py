@@ -312,7 +312,8 @@ def _band_of(w: _Word, bands: list[_Band], tol: float) -> int:
 
 def _header_bands(p: _Word, bands: list[_Band]) -> list[int]:
     """Columns a header phrase heads: the run of adjacent columns it fits in (each column's
-    cell running from the column before's right edge to its own) whose centre is nearest
+    cell running from the column before's right edge to its own; text wider than a cell
+    wraps, so a wider phrase spans columns) whose centre is nearest
     its own, a run of more columns costing a little more ("Years ended December 31" centred
     over three columns, a year over one); right of the last column, the last."""
     rights = [b.right for b in bands]
@@ -326,7 +327,7 @@ def _header_bands(p: _Word, bands: list[_Band]) -> list[int]:
     for a in range(n):
         for b in range(a, n):
             lo, hi = lefts[a], rights[b]
-            if width > 1.15 * (hi - lo) or not lo - 0.25 * unit <= p.mid <= hi + 0.25 * unit:
+            if width > hi - lo or not lo - 0.25 * unit <= p.mid <= hi + 0.25 * unit:
                 continue
             score = abs((lo + hi) / 2 - p.mid) / unit + 0.3 * (b - a)
             if best is None or score < best[0]:
@@ -520,10 +521,15 @@ class _Cell:
         return (self.x0 + self.x1) / 2
 
 
-def _header_cells(heads: list[tuple[list[_Word], list[_Word]]]) -> list[_Cell]:
+def _header_cells(heads: list[tuple[list[_Word], list[_Word]]], bands: list[_Band]) -> list[_Cell]:
     """Phrases over the columns, a phrase joined to the one right above it when each one's
-    centre lies within the other ("June 28," over "2025", "Three months ended" over
-    "June 30,")."""
+    centre lies within the other and the upper one is a cell's first line: narrower than a
+    column ("June 28," over "2025"), or wider, over a header row that is not the last
+    ("Three months ended" over "June 30," over the years); a wide phrase over the last
+    header row spans the columns below it ("Year Ended December 31," over the years)."""
+    rights = [b.right for b in bands]
+    pitch = min((b - a for a, b in zip(rights, rights[1:], strict=False)), default=0.0)
+    last = len(heads) - 1
     cells: list[_Cell] = []
     for k, (_, over) in enumerate(heads):
         for p in over:
@@ -535,7 +541,8 @@ def _header_cells(heads: list[tuple[list[_Word], list[_Word]]]) -> list[_Cell]:
                 ),
                 None,
             )
-            if up is None:
+            narrow = up is not None and (not pitch or up.x1 - up.x0 <= pitch)
+            if up is None or not (narrow or k < last):
                 cells.append(_Cell(p.text, p.x0, p.x1, k))
             else:
                 up.text, up.row = f"{up.text} {p.text}", k
@@ -549,7 +556,7 @@ def _header(heads: list[tuple[list[_Word], list[_Word]]], bands: list[_Band]) ->
     cell over several columns repeated over each); the rows from the first with a label
     cell ("(Dollars in millions) 2025 2024") merged into another; a lone row before that
     ("Six Months Ended June 30,") kept apart, a cell over several columns over its first."""
-    cells = _header_cells(heads)
+    cells = _header_cells(heads, bands)
     rows = sorted({c.row for c in cells} | {k for k, (lab, _) in enumerate(heads) if lab})
     labelled = [k for k in rows if heads[k][0]]
     split = next((n for n, k in enumerate(rows) if k in labelled), len(rows))
