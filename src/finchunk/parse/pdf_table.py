@@ -87,14 +87,16 @@ def table_candidates(lines: Sequence[Line]) -> list[int]:
 
 @dataclass(slots=True)
 class Rebuilt:
-    """A table block as rows × columns: its caption lines, its header row (label column
-    first; None without one), its body rows, its columns' right edges."""
+    """A table block as rows × columns: its caption lines, its header rows (label column
+    first), its body rows, its columns' right edges, the lines below its last values."""
 
     captions: list[str]
     header: list[list[str]]
     rows: list[list[str]]
     rights: list[float]
     size: float
+    #: Lines after the last row of values (sentences below the table), written below it.
+    tail: list[str] = field(default_factory=list)
 
     def grid(self) -> list[list[str]]:
         return _drop_empty_columns([*self.header, *self.rows])
@@ -116,7 +118,9 @@ def rebuild(lines: Sequence[Line]) -> list[tuple[int, int, Rebuilt | None]]:
     ("2025 2024" over new columns) starts a table of its own, with the caption lines
     right above it."""
     rows = visual_rows(lines)
-    cuts = [0, *_table_starts(rows), len(rows)]
+    if not rows:
+        return []
+    cuts = [0, *sorted(set(_table_starts(rows)) | set(_column_change(rows))), len(rows)]
     out: list[tuple[int, int, Rebuilt | None]] = []
     for a, b in zip(cuts, cuts[1:], strict=False):
         part = rows[a:b]
@@ -152,6 +156,39 @@ def _table_starts(rows: list[Row]) -> list[int]:
         starts.append(s)
         data = 0
     return starts
+
+
+def _column_change(rows: list[Row]) -> list[int]:
+    """Where the rows of numbers move to other columns (two tables of other layouts, a
+    table of percentages below one of amounts): the first row from which no row uses a
+    column the rows above used, two rows of numbers or more on each side; moved up over
+    the label rows right above it ("Gross margin percentage:")."""
+    sizes = sorted(r.size for r in rows)
+    size = sizes[len(sizes) // 2]
+    tails = [trailing(r) for r in rows]
+    data = [k for k, t in enumerate(tails) if any(map(is_data, t))]
+    if len(data) < 4:
+        return []
+    bands = columns([tails[k] for k in data], size)
+    if len(bands) < 2:
+        return []
+    tol = SAME_COLUMN * size
+    used = [
+        {j for w in tails[k] if DIGIT.search(w.text) for j in _bands_at(w.x1, bands, tol)}
+        for k in data
+    ]
+    for n in range(2, len(data) - 1):
+        above = set().union(*used[:n])
+        if above and not above & set().union(*used[n:]):
+            s = data[n]
+            while s - 1 > data[n - 1] and data[n] - s < 3:
+                s -= 1
+            return [s]
+    return []
+
+
+def _bands_at(x: float, bands: list[Band], tol: float) -> list[int]:
+    return [j for j, b in enumerate(bands) if any(abs(x - r) <= tol for r in b.rights)]
 
 
 def _row_text_words(r: Row) -> str:
@@ -199,12 +236,14 @@ def _grid(rows: list[Row], lines: Sequence[Line]) -> Rebuilt | None:
     for label, cells, _ in labels:
         out_rows.append((label, cells))
     grid_rows = [[label, *cells] for label, cells in _join_wrapped(out_rows)]
+    n = len(grid_rows) - _tail(grid_rows)
     return Rebuilt(
         captions=[_row_text(rows[k], lines) for k in captions],
         header=header_rows(heads, bands),
-        rows=grid_rows,
+        rows=grid_rows[:n],
         rights=[b.right for b in bands],
         size=size,
+        tail=[row[0] for row in grid_rows[n:]],
     )
 
 
@@ -277,18 +316,33 @@ def _split(r: Row, bands: list[Band], start: float) -> tuple[str, list[str], flo
 def _join_wrapped(rows: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
     """A label wrapped over rows as one: two rows of which one has no values join when
     the second starts in lower case or the first ends in a connector ("and", "of", a
-    comma); a label-only row ending with ":" stays a row."""
+    comma), and a row of values without a label joins the label-only row above it (the
+    numbers set beside a label's middle line); a label-only row ending with ":" stays a
+    row."""
     out: list[tuple[str, list[str]]] = []
     for label, cells in rows:
-        if out and label and out[-1][0]:
+        if out and out[-1][0]:
             prev_label, prev_cells = out[-1]
             last = prev_label.rsplit(None, 1)[-1].lower()
-            runs_on = last in _CONNECTORS or prev_label.endswith(",") or label[0].islower()
+            first = next((ch for ch in label if ch.isalpha()), "")
+            runs_on = last in _CONNECTORS or prev_label.endswith(",") or first.islower()
+            if not label:
+                runs_on = any(cells)
             if runs_on and not prev_label.endswith(":") and not (any(cells) and any(prev_cells)):
-                out[-1] = (f"{prev_label} {label}", cells if any(cells) else prev_cells)
+                joined = f"{prev_label} {label}" if label else prev_label
+                out[-1] = (joined, cells if any(cells) else prev_cells)
                 continue
         out.append((label, cells))
     return out
+
+
+def _tail(rows: list[list[str]]) -> int:
+    """How many rows end the table without values (a sentence after it, a page number):
+    they are written below the Markdown table as lines."""
+    n = len(rows)
+    while n > 1 and not any(rows[n - 1][1:]):
+        n -= 1
+    return len(rows) - n
 
 
 # --- continued tables and the written text --------------------------------------------------
@@ -298,7 +352,7 @@ def continues(prev: Rebuilt, nxt: Rebuilt) -> bool:
     """Whether ``nxt`` (starting a page) goes on with ``prev`` (ending the page before):
     the same number columns (right edges within two type sizes), no header of its own or
     the same one, no caption but a repeated one or a "continued" line."""
-    if not prev.rights or len(prev.rights) != len(nxt.rights):
+    if not prev.rights or prev.tail or len(prev.rights) != len(nxt.rights):
         return False
     tol = 2 * max(prev.size, nxt.size)
     if any(abs(a - b) > tol for a, b in zip(prev.rights, nxt.rights, strict=True)):
@@ -324,7 +378,7 @@ def table_text(parts: Sequence[Rebuilt]) -> tuple[str, list[int]]:
         rows.extend(p.rows)
     grid = _drop_empty_columns(rows)
     md = markdown_rows(grid)
-    text_lines = [*first.captions, *md]
+    text_lines = [*first.captions, *md, *parts[-1].tail]
     offsets = []
     pos = 0
     line_at: list[int] = []
