@@ -461,10 +461,8 @@ class _Scanner:
 
     def _prose(self, i: int) -> bool:
         """A sentence of the text around a table, not a row label: six words or more ending
-        with a full stop, or a line as wide as the text ending with a colon."""
-        t = self.lines[i].text
-        wide = self.width > 0 and len(t) >= 0.8 * self.width and len(t.split()) >= 8
-        return bool(_SENTENCE.match(t)) or (wide and t.endswith(":"))
+        with a full stop ("Adjustments to reconcile net income …:" is a row label)."""
+        return bool(_SENTENCE.match(self.lines[i].text))
 
     def _caption_start(self, i: int) -> int:
         """Short lines right above a table join it (up to four, and its column headers);
