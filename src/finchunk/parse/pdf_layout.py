@@ -9,7 +9,8 @@ left and right edges, where a table row's number columns start, and bold. Rules:
 * table: a run of lines where rows ending in two or more numeric cells dominate; label lines
   between rows stay in the table; short caption lines right above it and its column
   headers (lines whose words sit over its number columns, and a bold stub line beside
-  them) join it; a Part, Item, numbered note, statement title or large-type heading ends it;
+  them) join it; a Part, Item, numbered note, statement title, large-type heading or a
+  sentence ends it (its rows × columns: :mod:`finchunk.parse.pdf_table`);
 * notes: lines starting "(1)", "(a)", "*", "†" or a superscript, right below a table; the
   table cites their marks;
 * headings (:func:`heading_level`): "PART I" (level 1) and "Item 7." (level 2) in bold,
@@ -465,8 +466,10 @@ class _Scanner:
         return bool(_SENTENCE.match(self.lines[i].text))
 
     def _caption_start(self, i: int) -> int:
-        """Short lines right above a table join it (up to four, and its column headers);
-        a heading stays out (a statement's title sets the section path instead)."""
+        """Short lines right above a table join it (up to four, besides its column
+        headers), row labels ending with ":" among them ("ASSETS:", a bold "Cash flows from
+        operating activities:"); a heading stays out (a statement's title sets the section
+        path instead). The rows' grid is rebuilt by :mod:`finchunk.parse.pdf_table`."""
         first, extra = i, 0
         while first > 0:
             k = first - 1
