@@ -404,11 +404,17 @@ class TablePlan:
     cites: dict[tuple[int, int], tuple[str, ...]] = field(default_factory=dict)
 
 
+def _running_title(lines: Sequence[Line], b: Block) -> bool:
+    """A short line saying the page goes on ("Notes to Financial Statements (continued)")."""
+    text = " ".join(ln.text for ln in lines[b.first : b.last + 1])
+    return b.kind is not ElementKind.TABLE and len(text) <= 150 and bool(_CONTINUED.search(text))
+
+
 def plan_tables(pages: Sequence[Sequence[Line]], blocks: Sequence[list[Block]]) -> TablePlan:
     """Rebuild every table block (split in place where it holds tables set close together:
-    :func:`rebuild`), and join a table that ends a page (nothing but page
-    furniture after it) with one that starts the next page (nothing but furniture before
-    it) when :func:`continues` says it goes on."""
+    :func:`rebuild`), and join a table that ends a page (nothing but page furniture after
+    it) with one that starts the next page (nothing but furniture or a "(continued)" line
+    before it) when :func:`continues` says it goes on."""
     plan = TablePlan()
     built: dict[tuple[int, int], Rebuilt] = {}
     for p, (lines, bl) in enumerate(zip(pages, blocks, strict=True)):
@@ -427,7 +433,11 @@ def plan_tables(pages: Sequence[Sequence[Line]], blocks: Sequence[list[Block]]) 
     head: dict[tuple[int, int], tuple[int, int]] = {}
     for p in range(len(blocks) - 1):
         body = [k for k, b in enumerate(blocks[p]) if b.kind is not ElementKind.FURNITURE]
-        nxt = [k for k, b in enumerate(blocks[p + 1]) if b.kind is not ElementKind.FURNITURE]
+        nxt = [
+            k
+            for k, b in enumerate(blocks[p + 1])
+            if b.kind is not ElementKind.FURNITURE and not _running_title(pages[p + 1], b)
+        ]
         if not body or not nxt:
             continue
         a, b = (p, body[-1]), (p + 1, nxt[0])
