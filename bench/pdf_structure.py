@@ -140,7 +140,8 @@ def md_tables(text: str) -> list[Grid]:
 
 def element_grid(text: str) -> Grid:
     """A table element's rows: its ``|`` rows when it has any (caption lines left out),
-    else each non-empty line as a row of one column (finchunk's PDF tables of today)."""
+    else each non-empty line as a row of one column (finchunk's PDF tables before issue 36,
+    a block without number columns now)."""
     rows = [md_cells(x) for x in text.splitlines() if _MD_ROW.match(x) and not _MD_SEP.match(x)]
     if rows:
         return rows
