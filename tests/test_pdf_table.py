@@ -162,3 +162,27 @@ def test_rules_on_synthetic_lines() -> None:
         ["Total", "$1,094", "—"],
         ["Balance, December 31", "5", "6"],
     ]
+
+
+def test_continued_part_after_a_running_title_is_joined() -> None:
+    from finchunk.parse.pdf_layout import Block
+    from finchunk.parse.pdf_table import plan_tables
+
+    def page(labels: list[str], y: float) -> list[Line]:
+        return [
+            _line(*_cols((label, 40 + 6 * len(label)), ("1,000", 400), ("(2)", 480)), y=y - 12 * n)
+            for n, label in enumerate(labels)
+        ]
+
+    first = page(["Revenue", "Costs", "Profit"], 700)
+    title = Line("Notes to the Financial Statements (continued)", 0, False, 10.0, 50, 300, 0, 760)
+    second = [title, *page(["Taxes", "Total"], 700)]
+    blocks = [
+        [Block(ElementKind.TABLE, 0, 2)],
+        [Block(ElementKind.TEXT, 0, 0), Block(ElementKind.TABLE, 1, 2)],
+    ]
+    plan = plan_tables([first, second], blocks)
+    assert plan.later == {(1, 1)} and plan.goes_on == {(0, 0): (1, 1)}
+    text, breaks = table_text(plan.parts[(0, 0)])
+    assert [r[0] for r in _pipe_rows(text)] == ["Revenue", "Costs", "Profit", "Taxes", "Total"]
+    assert text[breaks[0] :].startswith("| Taxes | 1,000 | (2) |")
