@@ -140,7 +140,8 @@ def md_tables(text: str) -> list[Grid]:
 
 def element_grid(text: str) -> Grid:
     """A table element's rows: its ``|`` rows when it has any (caption lines left out),
-    else each non-empty line as a row of one column (finchunk's PDF tables of today)."""
+    else each non-empty line as a row of one column (finchunk's PDF tables before issue 36,
+    a block without number columns now)."""
     rows = [md_cells(x) for x in text.splitlines() if _MD_ROW.match(x) and not _MD_SEP.match(x)]
     if rows:
         return rows
@@ -154,12 +155,12 @@ def compact(grid: Sequence[Sequence[str | None]]) -> Grid:
     years) merged into one row, column by column. These are the rules finchunk's HTML
     tables follow (:func:`finchunk.parse.html_table.compact_grid`), applied to every reader
     alike, so a reader that keeps the printed header rows apart is not counted wrong."""
-    from finchunk.parse.html_table import _merge_symbols
+    from finchunk.parse.html_table import merge_symbols
 
     rows = []
     for r in grid:
         cells = [[j, 1, " ".join((c or "").split())] for j, c in enumerate(r)]
-        _merge_symbols(cells)
+        merge_symbols(cells)
         rows.append([c[2] for c in cells])
     rows = [r for r in rows if any(r)]
     width = max((len(r) for r in rows), default=0)

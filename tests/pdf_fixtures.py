@@ -249,3 +249,94 @@ GLOSSY_ROWS = [
     ("Depreciation and amortisation", ["410", "395", "80"]),
     ("Cash from operations", ["1,610", "1,495", "380"]),
 ]
+
+
+#: A statement whose columns are products and services, each over two years (stacked
+#: header rows), printed as a filing prints it: ``$`` at a column's left edge, numbers
+#: right-aligned, a ")" hanging right of the digits, a label wrapped over two lines.
+STATEMENT_COLUMNS = ["Products 2023", "Products 2022", "Services 2023", "Services 2022"]
+STATEMENT_PAGE_1 = [
+    ("Net sales", ["$ 5,363", "$ 4,869", "$ 1,200", "$ 1,100"]),
+    ("Cost of sales", ["(3,120)", "(2,950)", "(410)", "(395)"]),
+    ("Gross margin", ["2,243", "1,919", "790", "705"]),
+    ("Operating expenses:", []),
+    (
+        "Selling, general and administrative expenses, including|amortization of intangibles",
+        ["1,012", "987", "120", "115"],
+    ),
+    ("Research and development (1)", ["402", "398", "35", "-"]),
+    ("Total operating expenses", ["1,414", "1,385", "155", "115"]),
+    ("Gross margin percentage", ["41.8 %", "39.4 %", "65.8 %", "64.1 %"]),
+]
+STATEMENT_PAGE_2 = [
+    ("Operating income", ["$ 829", "$ 534", "$ 635", "$ 590"]),
+    ("Interest expense", ["(45)", "(50)", "-", "-"]),
+    ("Income before income taxes", ["784", "484", "635", "590"]),
+    ("Income taxes", ["(165)", "(102)", "(133)", "(124)"]),
+    ("Net income", ["$ 619", "$ 382", "$ 502", "$ 466"]),
+]
+
+
+def _statement_header(pdf: FPDF) -> None:
+    for i, seg in enumerate(("Products", "Services")):
+        pdf.set_font("Helvetica", style="B", size=10)
+        pdf.set_x(105 + 48 * i)
+        pdf.cell(46, 5, seg, align="C", new_x="RIGHT", new_y="TOP")
+    pdf.ln(5)
+    for i, year in enumerate(("2023", "2022", "2023", "2022")):
+        _at(pdf, 105 + 24 * i, 22, year, bold=True)
+    pdf.ln(5)
+
+
+def _statement_row(pdf: FPDF, label: str, cells: list[str]) -> None:
+    *wrapped, label = label.split("|")
+    for part in wrapped:  # the label's first lines, numbers on its last (bottom-aligned)
+        _line(pdf, part)
+    pdf.set_font("Helvetica", size=10)
+    pdf.set_x(15)
+    pdf.cell(85, 5, label, new_x="RIGHT", new_y="TOP")
+    for i, c in enumerate(cells):
+        x = 105 + 24 * i
+        if c.startswith("$ "):
+            _at(pdf, x, 0, "$")
+            c = c[2:]
+        if c.startswith("(") and i % 2:  # a ")" set apart, right of the digits
+            _at(pdf, x, 21, c[:-1])
+            _at(pdf, x + 21, 0, ")")
+        elif c.endswith(" %"):
+            _at(pdf, x, 20, c[:-2])
+            _at(pdf, x + 20, 0, "%")
+        else:
+            _at(pdf, x, 22, c)
+    pdf.ln(5)
+
+
+def write_statement(path: Path) -> Path:
+    """Three pages: an income statement with stacked column headers (segment over year)
+    that runs on over a page break (its header rows repeated on the second page), a note
+    below it, running heads and page numbers."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    _page(pdf, 1)
+    _line(pdf, "Item 8. Financial Statements", bold=True)
+    _paragraph(pdf, ["The statement below shows the results of both segments for two years."])
+    _line(pdf, "Consolidated Statement of Operations", bold=True)
+    _line(pdf, "(In millions, except percentages)")
+    _statement_header(pdf)
+    for label, cells in STATEMENT_PAGE_1:
+        _statement_row(pdf, label, cells)
+    _footer(pdf, 1)
+    _page(pdf, 2)
+    _statement_header(pdf)
+    for label, cells in STATEMENT_PAGE_2:
+        _statement_row(pdf, label, cells)
+    _line(pdf, "(1) Includes a charge of $12 million for a cancelled project in 2023.", size=8)
+    pdf.ln(3)
+    _paragraph(pdf, ["Margins rose in both segments as freight costs eased."])
+    _footer(pdf, 2)
+    _page(pdf, 3)
+    _line(pdf, "Item 9. Changes in Accountants", bold=True)
+    _paragraph(pdf, ["None."])
+    _footer(pdf, 3)
+    pdf.output(str(path))
+    return path

@@ -119,7 +119,8 @@ def test_gold_evidence_aligns_on_its_page(data: Path) -> None:
     found = QuoteIndex(doc.text).align(ev.text, doc.pages[ev.page - 1])
     assert found is not None and found.exact
     assert doc.page_at(found.span[0]) == 2
-    assert doc.text[found.span[0] : found.span[1]].startswith("Net sales $ 5,363")
+    # The statement is a Markdown table now: the quote's row reads with its columns.
+    assert doc.text[found.span[0] : found.span[1]].startswith("Net sales | $5,363 | $4,869 |")
 
 
 def test_loader_errors_name_file_and_line(tmp_path: Path) -> None:

@@ -51,7 +51,10 @@ def test_table_headers_stay_in_the_table(glossy: Document) -> None:
     assert not any("CLASS" in h or "Title of each class" in h for h in heads)
     (table,) = [e for e in glossy.elements if e.kind is ElementKind.TABLE]
     text = glossy.element_text(table)
-    assert text.startswith("CLASS A CLASS B\n2023 2022 2023\nNet income")
+    # One header row over the number columns (a header right-aligned over two columns
+    # heads the one it ends over), then the rows.
+    assert text.startswith("|  | 2023 | CLASS A 2022 | CLASS B 2023 |\n| --- | --- | --- | --- |\n")
+    assert "\n| Net income | 1,200 | 1,100 | 300 |\n" in text
     # The statement title is the table's section, and the note below is no part of it.
     assert table.section == ("Consolidated Statement of Cash Flows",)
     assert "NOTE 9" not in text

@@ -45,7 +45,7 @@ def compact_grid(rows: list[list[Cell]]) -> list[list[str]]:
         for cell in row:
             cells.append([col, cell.colspan, cell.text])
             col += cell.colspan
-        _merge_symbols(cells)
+        merge_symbols(cells)
         placed.append([(c0, span, text) for c0, span, text in cells if text])
     used = {c0 for row in placed for c0, span, _ in row if span == 1}
     for row in placed:
@@ -90,7 +90,7 @@ def _merged_header(rows: list[list[tuple[int, int, str]]], cols: list[int]) -> l
     return [" ".join(p) for p in parts]
 
 
-def _merge_symbols(cells: list[list]) -> None:
+def merge_symbols(cells: list[list]) -> None:
     """Fold ``$``/``(`` into the next non-empty cell and ``)``/``%`` into the previous."""
     for i, cell in enumerate(cells):
         text = cell[2]

@@ -42,6 +42,7 @@ from __future__ import annotations
 import ctypes
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -67,6 +68,7 @@ from finchunk.parse.pdf_layout import (
 )
 from finchunk.parse.pdf_meta import producer_artefact, read_metadata
 from finchunk.parse.pdf_order import reading_order
+from finchunk.parse.pdf_table import TablePlan, plan_tables, table_candidates, table_text
 
 LINE_JOINER = "\n"
 BLOCK_JOINER = "\n\n"
@@ -161,11 +163,14 @@ def _words() -> frozenset[str]:
     return english_words()
 
 
-def mend_splits(text: str, base: int, probe: _FontProbe, size: float) -> str:
+def mend_splits(
+    text: str, base: int, probe: _FontProbe, size: float, joined: list[int] | None = None
+) -> str:
     """Join the words pdfium split with a space of its own where the glyphs (nearly) touch
     ("Busines s", "W ELLS"), and put back the "ff" a ligature glyph mapped to one "f" lost
     ("af ected" → "affected"). Only pairs whose join is an English word are looked at;
-    ``base`` is the text page index of ``text[0]``."""
+    ``base`` is the text page index of ``text[0]``; the text page index of each space
+    removed is appended to ``joined`` when given."""
     words = None
     out: list[str] = []
     last = 0
@@ -192,6 +197,8 @@ def mend_splits(text: str, base: int, probe: _FontProbe, size: float) -> str:
         if gap > (_NARROW_GAP if narrow else _NO_GAP) * max(size, 1.0):
             continue
         glue = _LIGATURE_JOINS[hit - 1][1:] if hit else ""
+        if joined is not None:
+            joined.append(space)
         out.append(text[last : m.end(1)] + glue)
         last = m.start(2)
     if not out:
@@ -202,10 +209,12 @@ def mend_splits(text: str, base: int, probe: _FontProbe, size: float) -> str:
 
 def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
     """The non-empty lines of one page: text, numeric cells, bold, font size, left and
-    right edges, and the left edge of a table row's first number column."""
+    right edges, the left edge of a table row's first number column, the top edge, and
+    on a page with table rows the words' edges of the lines that may be in a table."""
     raw = textpage.get_text_range()
     probe = _FontProbe(textpage)
     out: list[Line] = []
+    where: list[tuple[int, int, list[int]]] = []  # per line: its text page span, joins
     for m in _LINE.finditer(raw):
         seg = m.group()
         text = clean_line(seg)
@@ -215,8 +224,9 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
         last = m.start() + len(seg.rstrip()) - 1
         x0, _, size, y = probe.loose(first)
         exact = len(text) == last - first + 1  # text[i] is char first + i
+        joined: list[int] = []
         if exact and " " in text:
-            mended = mend_splits(text, first, probe, size)
+            mended = mend_splits(text, first, probe, size, joined)
             exact, text = mended == text, mended
         nums = trailing_numeric(text)
         bold = False
@@ -227,7 +237,45 @@ def page_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
         if nums >= 2 and exact:
             numx = probe.loose(first + numeric_start(text, nums))[0]
         out.append(Line(text, nums, bold, size, x0, x1, numx, y))
+        where.append((first, last + 1, joined))
+    for i in table_candidates(out):
+        first, end, joined = where[i]
+        words = _word_edges(raw, first, end, joined, out[i].text, probe)
+        if words:
+            out[i] = replace(out[i], words=words)
     return reading_order(join_split_labels(out))
+
+
+_WORD = re.compile(r"\S+")
+
+
+def _word_edges(
+    raw: str, first: int, end: int, joined: list[int], text: str, probe: _FontProbe
+) -> tuple[tuple[float, float], ...]:
+    """Left and right edges of each word of a line (``text.split()`` order; the right edge
+    of a word's last letter or digit, so "(73)" and "12%" end where the digits do), read
+    from the text page's characters ``first:end``; words pdfium split that
+    :func:`mend_splits` joined are one. Empty when the words of the text page and of
+    ``text`` do not pair up."""
+    spans = [(w.start() - first, w.end() - first) for w in _WORD.finditer(raw, first, end)]
+    if joined:
+        merged: list[tuple[int, int]] = []
+        for a, b in spans:
+            if merged and any(merged[-1][1] <= j - first < a for j in joined):
+                merged[-1] = (merged[-1][0], b)
+            else:
+                merged.append((a, b))
+        spans = merged
+    parts = text.split()
+    if len(spans) != len(parts):
+        return ()
+    out = []
+    for a, b in spans:
+        k = b - 1
+        while k > a and not raw[first + k].isalnum():
+            k -= 1
+        out.append((probe.loose(first + a)[0], probe.loose(first + k)[1]))
+    return tuple(out)
 
 
 def _open(path: Path) -> pdfium.PdfDocument:
@@ -283,6 +331,8 @@ class _Writer:
     elements: list[Element] = field(default_factory=list)
     pages: list[Span] = field(default_factory=list)
     headings: list[tuple[int, str]] = field(default_factory=list)
+    #: Page index → where its part of a table written on an earlier page begins.
+    breaks: dict[int, int] = field(default_factory=dict)
 
     def write(self, s: str) -> Span:
         start = self.pos
@@ -297,15 +347,38 @@ class _Writer:
             self.headings.append((block.level, title))
         return tuple(t for _, t in self.headings)
 
-    def page(self, number: int, lines: Sequence[Line], blocks: Sequence[Block]) -> None:
-        if number > 1:
+    def page(
+        self, number: int, lines: Sequence[Line], blocks: Sequence[Block], plan: TablePlan
+    ) -> None:
+        """Write one page's blocks. A table that goes on onto the next page is written
+        whole (its later parts' rows after its own) after the page's other blocks (its
+        page furniture comes before it), and the next page starts where its rows do."""
+        p = number - 1
+        inside = self.breaks.pop(p, None)  # the page starts inside a table written before
+        if inside is None and number > 1:
             self.write(PAGE_JOINER)
-        page_start = self.pos
-        for n, b in enumerate(blocks):
-            if n:
+        page_start = self.pos if inside is None else inside
+        sep = inside is not None
+        order = list(range(len(blocks)))
+        last = next((k for k in order if (p, k) in plan.goes_on), None)
+        if last is not None:
+            order = [k for k in order if k != last] + [last]
+        for k in order:
+            if (p, k) in plan.later:
+                continue
+            b = blocks[k]
+            parts = plan.parts.get((p, k)) if b.kind is ElementKind.TABLE else None
+            offsets: list[int] = []
+            if parts:
+                text, offsets = table_text(parts)
+            else:
+                text = LINE_JOINER.join(ln.text for ln in lines[b.first : b.last + 1])
+            if sep:
                 self.write(BLOCK_JOINER)
-            text = LINE_JOINER.join(ln.text for ln in lines[b.first : b.last + 1])
+            sep = True
             start, end = self.write(text)
+            for n, off in enumerate(offsets, start=1):
+                self.breaks[p + n] = start + off
             self.elements.append(
                 Element(
                     b.kind,
@@ -313,12 +386,23 @@ class _Writer:
                     end,
                     level=b.level,
                     section=self.section(b, text),
-                    cites=b.cites,
+                    cites=tuple(dict.fromkeys(b.cites + plan.cites.get((p, k), ()))),
                     mark=b.mark,
                     page=number,
                 )
             )
-        self.pages.append((page_start, self.pos))
+        self.pages.append((page_start, self.breaks.get(p + 1, self.pos)))
+
+    def settle_pages(self) -> None:
+        """Page furniture written after a table that runs on over a page it sat on (a
+        table over three pages or more) is on the page whose text holds it."""
+        starts = [s for s, _ in self.pages]
+        for n, e in enumerate(self.elements):
+            if e.page is None or not self.pages:
+                continue
+            s, t = self.pages[e.page - 1]
+            if not s <= e.start < max(t, s + 1):
+                self.elements[n] = replace(e, page=max(1, bisect_right(starts, e.start)))
 
 
 NO_TEXT_LAYER = "no text layer (a scanned or image-only PDF)"
@@ -330,9 +414,12 @@ def build_document(
     """Assemble the canonical text, page spans and elements from extracted lines."""
     skips = furniture(pages)
     style = document_style(pages, skips)
+    blocks = [page_blocks(lines, skip, style) for lines, skip in zip(pages, skips, strict=True)]
+    plan = plan_tables(pages, blocks)
     w = _Writer()
-    for number, (lines, skip) in enumerate(zip(pages, skips, strict=True), start=1):
-        w.page(number, lines, page_blocks(lines, skip, style))
+    for number, (lines, page) in enumerate(zip(pages, blocks, strict=True), start=1):
+        w.page(number, lines, page, plan)
+    w.settle_pages()
     metadata: dict[str, object] = {"format": "pdf", "pages": len(pages)}
     running = [lines[i].text for lines, skip in zip(pages, skips, strict=True) for i in skip]
     meta = read_metadata(pages, running)

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 
 #: A postal code, tax number or telephone number: a cover's address block, not a title.
 _ADDRESS = re.compile(r"\b\d{5}(?:-\d{4})?\b|\b\d{2}-\d{7}\b|\(\d{3}\)\s*\d{3}-\d{4}")
-#: A sentence: six words or more, ending with a full stop.
-_SENTENCE = re.compile(r"^(?:\S+\s+){5,}\S*[a-z)”’]\.$")
+#: A sentence: six words or more, ending with a full stop (not a heading; ends a table).
+SENTENCE = re.compile(r"^(?:\S+\s+){5,}\S*[a-z)”’]\.$")
 
 
 class HeadingRank(Enum):
@@ -163,7 +163,7 @@ def heading_level(line: Line, style: Style = NO_STYLE) -> int | None:
         return TOP_LEVEL
     if not styled or len(t) > 100 or not is_title_like(t, single=True):
         return None
-    if tier is None and _SENTENCE.match(t):
+    if tier is None and SENTENCE.match(t):
         return None  # a bold sentence ("The price of our stock is subject to volatility.")
     if _ADDRESS.search(t) or t.casefold() in style.repeated:
         return None

@@ -9,7 +9,8 @@ left and right edges, where a table row's number columns start, and bold. Rules:
 * table: a run of lines where rows ending in two or more numeric cells dominate; label lines
   between rows stay in the table; short caption lines right above it and its column
   headers (lines whose words sit over its number columns, and a bold stub line beside
-  them) join it; a Part, Item, numbered note, statement title or large-type heading ends it;
+  them) join it; a Part, Item, numbered note, statement title, large-type heading or a
+  sentence ends it (its rows × columns: :mod:`finchunk.parse.pdf_table`);
 * notes: lines starting "(1)", "(a)", "*", "†" or a superscript, right below a table; the
   table cites their marks;
 * headings (:mod:`finchunk.parse.pdf_headings`): "PART I" (level 1) and "Item 7." (level 2) in bold,
@@ -34,6 +35,7 @@ from finchunk.model import ElementKind
 from finchunk.parse.pdf_headings import (
     LEADING_NUMBER_RE,
     NO_STYLE,
+    SENTENCE,
     TOP_LEVEL,
     Style,
     heading_continues,
@@ -52,7 +54,9 @@ from finchunk.parse.sec_patterns import (
 
 # --- line features -------------------------------------------------------------------------
 
-_NUM_CELL = re.compile(r"^\(?[-–—]?\$?\(?\d[\d,]*(?:\.\d+)?\)?%?\)?[*†]?$|^[-–—]{1,3}$|^n/?m$")
+_NUM_CELL = re.compile(
+    r"^\(?[-–—]?\$?\(?\d[\d,]*(?:\.\d+)?\)?%?\)?[*†]?$|^[-–—]{1,3}$|^(?i:n/?[am])$"
+)
 _TOKEN = re.compile(r"\S+")
 _SKIP_CELL = frozenset({"$", "%", "€", "£", "x", "pts", "bps"})
 _LIST = re.compile(r"^[•·●◦▪■□➢►▶○\uf0b7\uf0a7\uf0d8\uf076\uf0fc](?:\s|$)")
@@ -102,8 +106,10 @@ def heading_candidate(text: str, nums: int) -> bool:
 class Line:
     """One extracted line: normalised text, trailing numeric cells, bold font; from the
     layout (0 when unknown): the font size, the left and right edges of its text, the
-    left edge of its first number column (a table row's), and the top of its first
-    character (points up from the page's foot)."""
+    left edge of its first number column (a table row's), the top of its first character
+    (points up from the page's foot; its bottom is :attr:`bottom`), and for lines that may
+    sit in a table, each word's left and right edges (``text.split()`` order; read by
+    :mod:`finchunk.parse.pdf_table`)."""
 
     text: str
     nums: int = 0
@@ -113,6 +119,12 @@ class Line:
     x1: float = 0.0
     numx: float = 0.0
     y: float = 0.0
+    words: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def bottom(self) -> float:
+        """The bottom of the first character's box (its height is :attr:`size`); 0 unknown."""
+        return self.y - self.size if self.y else 0.0
 
 
 def numeric_start(text: str, nums: int) -> int:
@@ -287,7 +299,7 @@ class _Scanner:
                 ln = self.lines[j]
                 if self._is_row(j):
                     last, rows = j, rows + 1
-                elif self._breaks_table(j):
+                elif self._breaks_table(j) or self._prose(j):
                     break
                 elif ln.nums == 1 and len(ln.text) <= 100:
                     last = j
@@ -307,22 +319,32 @@ class _Scanner:
             else:
                 i += 1
 
+    def _prose(self, i: int) -> bool:
+        """A sentence of the text around a table, not a row label: six words or more ending
+        with a full stop ("Adjustments to reconcile net income …:" is a row label)."""
+        return bool(SENTENCE.match(self.lines[i].text))
+
     def _caption_start(self, i: int) -> int:
-        """Short lines right above a table join it (up to four, and its column headers);
-        a heading stays out (a statement's title sets the section path instead)."""
-        first = i
+        """Short lines right above a table join it (up to four, besides its column
+        headers), row labels ending with ":" among them ("ASSETS:", a bold "Cash flows from
+        operating activities:"); a heading stays out (a statement's title sets the section
+        path instead). The rows' grid is rebuilt by :mod:`finchunk.parse.pdf_table`."""
+        first, extra = i, 0
         while first > 0:
             k = first - 1
             if k in self.skip or self.in_table[k]:
                 break
             ln = self.lines[k]
-            if i - first >= 4 and not self.header[k]:
-                break
+            if not self.header[k]:
+                if extra >= 4:
+                    break
+                extra += 1
             t = ln.text
-            if len(t) > 80 or ends_sentence(t) or _LIST.match(t):
+            row_label = t.endswith(":") and len(t.split()) <= 6  # "Net sales:", "ASSETS:"
+            if len(t) > 80 or (ends_sentence(t) and not row_label) or _LIST.match(t):
                 break
-            if self.level[k] is not None:
-                break
+            if self.level[k] is not None and (self._breaks_table(k) or not row_label):
+                break  # a bold row label ("Cash flows from operating activities:") joins
             first = k
         return first
 
