@@ -12,14 +12,16 @@ chunk. Evidence delivery works over any chunker's ranking:
    sentences or lines.
 2. **Scores.** Each unit's score mixes the best score of the chunks that hold it (scaled
    by the top chunk's) with its own BM25 score against the question among the units of the
-   pool (scaled the same way): ``weight * chunk + (1 - weight) * unit``.
+   pool (scaled the same way): ``weight * chunk + (1 - weight) * unit``; optionally SPLADE's
+   or an embedder's score in the unit's own (:mod:`finchunk.retrieve.query.evidence_score`).
 3. **Packing.** Best first, each unit that still fits the budget is delivered with what
    it needs that is not delivered yet: its section's header line (once per document
    section, not once per chunk), a table's caption and column-header rows. A unit citing a
    note (``Element.cites``) brings the note next, when it fits. With several groups (one
    ranking per entity a comparison question names), the groups take turns. When the
    pool's units are all delivered and room is left, the units of the chunks below the
-   pool follow in the chunks' rank order.
+   pool follow in the chunks' rank order. Optionally (``adjacent``) a delivered unit lifts
+   the units beside it.
 
 What is delivered is :class:`Evidence`: pieces (document, spans, pages, the context spans
 they brought) grouped in blocks, one per document section; :meth:`Evidence.text` renders
@@ -306,10 +308,10 @@ def deliver_evidence(
 
 def _take_one(packer: _Packer, queue: list[Candidate], settings: EvidenceSettings) -> None:
     """Deliver the best unit of ``queue`` that fits (dropping those that do not or are
-    delivered already); a unit citing notes queues them next. With ``settings.spread`` below
-    1, a unit of a section already delivered scores that share of its score."""
+    delivered already); a unit citing notes queues them next, and with
+    ``settings.adjacent`` its neighbours are lifted."""
     while queue:
-        c = queue.pop(_best(packer, queue, settings.spread))
+        c = queue.pop(0)
         p = packer.piece(c.unit, c.score)
         if p is None:
             continue
@@ -323,22 +325,6 @@ def _take_one(packer: _Packer, queue: list[Candidate], settings: EvidenceSetting
         if settings.adjacent > 0 and c.tier == 0:
             lift(queue, neighbours(packer.cache, c.unit), c, settings.adjacent)
         return
-
-
-def _best(packer: _Packer, queue: list[Candidate], spread: float) -> int:
-    """The position of the best candidate of ``queue`` (sorted by tier, then score)."""
-    if spread >= 1.0:
-        return 0
-    documents, blocks = packer.documents, packer.blocks
-
-    def key(n: int) -> tuple[int, float]:
-        c = queue[n]
-        if c.tier != 0:
-            return c.tier, -c.score
-        section = documents[c.unit.doc_id].elements[c.unit.element].section
-        return 0, -c.score * (spread if (c.unit.doc_id, section) in blocks else 1.0)
-
-    return min(range(len(queue)), key=key)
 
 
 def deliver_plan(

@@ -50,8 +50,6 @@ class EvidenceSettings:
     #: share of a unit's own score from its embedding's cosine with the question's (where
     #: the unit index has an embedder: :class:`~finchunk.retrieve.query.evidence_units.UnitIndex`)
     dense: float = 0.0
-    #: a unit of a section already delivered scores this share of its score (1: no spread)
-    spread: float = 1.0
     #: a delivered unit lifts its neighbours (the windows beside it, the units of the
     #: elements beside it in its section) to this share of its score (0: off)
     adjacent: float = 0.0
@@ -59,7 +57,7 @@ class EvidenceSettings:
     def __post_init__(self) -> None:
         if self.pool < 1:
             raise InputError(f"evidence: pool must be at least 1 chunk, got {self.pool}")
-        for name in ("weight", "splade", "dense", "spread", "adjacent"):
+        for name in ("weight", "splade", "dense", "adjacent"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise InputError(f"evidence: {name} must be in [0, 1], got {value}")
