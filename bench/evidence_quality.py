@@ -32,7 +32,7 @@ from finchunk.chunk import make_chunker
 from finchunk.evaluate.corpus import Corpus
 from finchunk.evaluate.gold import GoldSet, gold_from_corpus
 from finchunk.evaluate.harness import EvalSettings, EvidenceRun, Variant, run_variant
-from finchunk.evaluate.measures import Complete, Recall, count_retrieved, score
+from finchunk.evaluate.measures import Budget, Complete, Recall, count_retrieved, score
 from finchunk.evaluate.runs import Run
 from finchunk.evaluate.scope import Scope
 from finchunk.retrieve.neural.dense import make_embedder
@@ -187,6 +187,12 @@ def main() -> None:
             )
             print(f" {retriever}: {atk}", flush=True)
             for budget in BUDGETS[name]:
+                packed = Budget(budget, skip=True)
+                w = score(run, gold, [Recall(packed), Complete(packed)])
+                print(
+                    f"  @{budget:<5} {'whole chunks, packed':40s} "
+                    f"recall {w.mean(Recall(packed)):.3f} complete {w.mean(Complete(packed)):.3f}"
+                )
                 base: dict[str, float] | None = None
                 results = delivered(ev, run, gold, budget, variants)
                 for (label, _), (r, c, ms) in zip(variants, results, strict=True):
