@@ -214,3 +214,70 @@ def test_token_budget_is_never_exceeded() -> None:
         assert ev.unit == "tokens" and ev.pieces  # the best unit's start at the least
         assert cl100k_tokens(ev.text()) <= budget
     assert not deliver_evidence("revenue", [_hits(docs)], docs, 5, tokens=True).headers
+
+
+class _KeywordEmbedder:
+    """A fake embedder: a text's vector says whether it holds "employ" (a model's view of
+    "staff" and "people employed" as one meaning), so the cosine ranks units BM25 cannot."""
+
+    name = "keyword"
+    dim = 2
+    calls = 0
+
+    def _vector(self, text: str) -> list[float]:
+        import numpy as np
+
+        on = "employ" in text.lower() or "staff" in text.lower()
+        return np.array([1.0, 0.0] if on else [0.0, 1.0], dtype=np.float32)
+
+    def embed_queries(self, texts):
+        import numpy as np
+
+        return np.stack([self._vector(t) for t in texts])
+
+    def embed_passages(self, texts):
+        import numpy as np
+
+        type(self).calls += len(texts)
+        return np.stack([self._vector(t) for t in texts])
+
+
+def test_dense_share_ranks_units_by_the_embedder_and_embeds_each_once() -> None:
+    docs = _docs()
+    cache = UnitCache(docs)
+    index = UnitIndex(cache, embedder=_KeywordEmbedder())
+    only = EvidenceSettings(weight=0.0, dense=1.0)  # the cosine alone
+    first = deliver_evidence(
+        "staff", [_hits(docs)], docs, 160, settings=only, cache=cache, index=index
+    )
+    assert "19,779" in first.text()
+    calls = _KeywordEmbedder.calls
+    deliver_evidence("staff", [_hits(docs)], docs, 160, settings=only, cache=cache, index=index)
+    assert _KeywordEmbedder.calls == calls  # vectors kept by text
+    # without an embedder the dense share is ignored: BM25 alone, which "staff" misses
+    plain = deliver_evidence("staff", [_hits(docs)], docs, 160, settings=only, cache=cache)
+    assert "19,779" not in plain.text()
+
+
+def test_adjacent_units_follow_the_delivered_one() -> None:
+    docs = _docs()
+    hits = _hits(docs)
+
+    def delivered(adjacent: float) -> str:
+        # one row a unit, scored by BM25 alone: only the net income row matches
+        s = EvidenceSettings(unit_max=60, table_max=60, weight=0.0, adjacent=adjacent)
+        ev = deliver_evidence("net income", [hits], docs, 180, settings=s)
+        assert len(ev.text()) <= 180
+        return ev.text()
+
+    assert "| Net income (1) | 612 | 540 |" in delivered(1.0)
+    assert "| EBITDA | 1,210 | 1,105 |" in delivered(1.0)  # the row before it
+    assert "| EBITDA |" not in delivered(0.0)  # a zero-score unit in document order instead
+
+
+@pytest.mark.parametrize(
+    "field", [{"weight": 1.5}, {"splade": -0.1}, {"dense": 2.0}, {"splade": 0.6, "dense": 0.6}]
+)
+def test_bad_settings_are_input_errors(field) -> None:
+    with pytest.raises(InputError, match="evidence"):
+        EvidenceSettings(**field)

@@ -12,14 +12,16 @@ chunk. Evidence delivery works over any chunker's ranking:
    sentences or lines.
 2. **Scores.** Each unit's score mixes the best score of the chunks that hold it (scaled
    by the top chunk's) with its own BM25 score against the question among the units of the
-   pool (scaled the same way): ``weight * chunk + (1 - weight) * unit``.
+   pool (scaled the same way): ``weight * chunk + (1 - weight) * unit``; optionally SPLADE's
+   or an embedder's score in the unit's own (:mod:`finchunk.retrieve.query.evidence_score`).
 3. **Packing.** Best first, each unit that still fits the budget is delivered with what
    it needs that is not delivered yet: its section's header line (once per document
    section, not once per chunk), a table's caption and column-header rows. A unit citing a
    note (``Element.cites``) brings the note next, when it fits. With several groups (one
    ranking per entity a comparison question names), the groups take turns. When the
    pool's units are all delivered and room is left, the units of the chunks below the
-   pool follow in the chunks' rank order.
+   pool follow in the chunks' rank order. Optionally (``adjacent``) a delivered unit lifts
+   the units beside it.
 
 What is delivered is :class:`Evidence`: pieces (document, spans, pages, the context spans
 they brought) grouped in blocks, one per document section; :meth:`Evidence.text` renders
@@ -39,28 +41,27 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from finchunk.chunk.header import context_header
 from finchunk.errors import InputError
 from finchunk.model import Document, Element, ElementKind, Span, merge_spans
+from finchunk.retrieve.query.evidence_score import (
+    DEFAULT_SETTINGS,
+    Candidate,
+    EvidenceSettings,
+    candidates,
+    lift,
+    neighbours,
+)
 from finchunk.retrieve.query.evidence_units import (
-    TABLE_MAX,
-    UNIT_MAX,
     Hit,
     Unit,
     UnitCache,
     UnitIndex,
-    _unit_text,
     chars,
     cl100k_tokens,
     split_by_entity,
 )
 
-#: Candidate units come from this many top chunks.
-POOL = 5
-#: Share of a unit's score that comes from its chunk's score (the rest: its own BM25).
-WEIGHT = 0.7
 PIECE_JOINER = "\n\n"
 BLOCK_JOINER = "\n\n"
 LINE_JOINER = "\n"
@@ -189,102 +190,12 @@ def _piece_text(p: Piece, doc: Document, cite: bool) -> str:
     return f"{text} {p.citation()}" if cite else text
 
 
-@dataclass(frozen=True, slots=True)
-class EvidenceSettings:
-    """Evidence delivery's parameters (defaults chosen on the development sets)."""
-
-    pool: int = POOL
-    weight: float = WEIGHT
-    unit_max: int = UNIT_MAX
-    table_max: int = TABLE_MAX
-    #: a unit citing a note brings the note next (off: demo recall 0.768 on, 0.770 off @1200)
-    notes: bool = False
-
-    def __post_init__(self) -> None:
-        if self.pool < 1:
-            raise InputError(f"evidence: pool must be at least 1 chunk, got {self.pool}")
-        if not 0.0 <= self.weight <= 1.0:
-            raise InputError(f"evidence: weight must be in [0, 1], got {self.weight}")
-        if self.unit_max < 20:
-            raise InputError(f"evidence: unit_max must be at least 20, got {self.unit_max}")
-
-
-@dataclass
-class _Candidate:
-    unit: Unit
-    score: float
-    group: int
-    tier: int = 0  # 0: a unit of the top ``pool`` chunks; 1: of a chunk below them
-
-
-def _scaled(values: np.ndarray) -> np.ndarray:
-    top = float(values.max()) if values.size else 0.0
-    return values / top if top > 0 else np.zeros_like(values)
-
-
-def _candidates(
-    question: str,
-    groups: Sequence[Sequence[Hit]],
-    cache: UnitCache,
-    settings: EvidenceSettings,
-    index: UnitIndex | None = None,
-) -> list[_Candidate]:
-    """Every unit of each group's top chunks, scored (a unit in several groups: its first)."""
-    from finchunk.retrieve.lexical.bm25 import BM25Index
-
-    units: dict[Unit, tuple[float, int]] = {}
-    for g, hits in enumerate(groups):
-        top = hits[: settings.pool]
-        chunk_scores = _scaled(np.array([max(h.score, 0.0) for h in top], dtype=np.float64))
-        for h, cs in zip(top, chunk_scores.tolist(), strict=True):
-            for u in cache.within(h.doc_id, h.spans):
-                best = units.get(u)
-                if best is None or (best[1] == g and cs > best[0]):
-                    units[u] = (cs, g if best is None else best[1])
-    if not units:
-        return []
-    listed = list(units)
-    if index is not None:
-        every = index.scores(question)
-        own = _scaled(np.maximum(every[[index.position[u] for u in listed]], 0.0))
-    else:
-        texts = [_unit_text(cache.documents[u.doc_id], u) for u in listed]
-        own = _scaled(np.maximum(BM25Index(texts).scores(question).astype(np.float64), 0.0))
-    w = settings.weight
-    scored = [
-        _Candidate(u, w * units[u][0] + (1 - w) * float(o), units[u][1])
-        for u, o in zip(listed, own.tolist(), strict=True)
-    ]
-    return scored + _below_pool(groups, cache, settings, units)
-
-
-def _below_pool(
-    groups: Sequence[Sequence[Hit]],
-    cache: UnitCache,
-    settings: EvidenceSettings,
-    taken: Mapping[Unit, Any],
-) -> list[_Candidate]:
-    """The units of the chunks below the pool, in the chunks' rank order (their score
-    falls with the rank): what a budget the pool's units do not fill delivers next."""
-    out: list[_Candidate] = []
-    seen = set(taken)
-    for g, hits in enumerate(groups):
-        below = hits[settings.pool :]
-        for rank, h in enumerate(below):
-            for u in cache.within(h.doc_id, h.spans):
-                if u not in seen:
-                    seen.add(u)
-                    out.append(_Candidate(u, -float(rank), g, tier=1))
-    return out
-
-
 class _Packer:
     """The delivered pieces and their exact rendered cost, piece by piece."""
 
-    def __init__(
-        self, documents: Mapping[str, Document], budget: int, cost: Cost, cite: bool
-    ) -> None:
-        self.documents, self.budget, self.cost, self.cite = documents, budget, cost, cite
+    def __init__(self, cache: UnitCache, budget: int, cost: Cost, cite: bool) -> None:
+        self.cache, self.documents = cache, cache.documents
+        self.budget, self.cost, self.cite = budget, cost, cite
         self.spent = 0
         self.pieces: list[Piece] = []
         self.blocks: set[tuple[str, tuple[str, ...]]] = set()
@@ -351,18 +262,18 @@ def _trimmed(text: str, spans: Sequence[Span]) -> list[Span]:
     return out
 
 
-def _cited_notes(doc: Document, element: Element, group: int, score: float) -> list[_Candidate]:
+def _cited_notes(doc: Document, element: Element, group: int, score: float) -> list[Candidate]:
     if not element.cites:
         return []
     return [
-        _Candidate(Unit(doc.id, i, (e.span,)), score, group)
+        Candidate(Unit(doc.id, i, (e.span,)), score, group, tier=-1)  # next, before all
         for i, e in enumerate(doc.elements)
         if e.kind is ElementKind.NOTE and e.mark in element.cites
     ]
 
 
 def _truncated(
-    packer: _Packer, best: _Candidate, unit: str, budget: int
+    packer: _Packer, best: Candidate, unit: str, budget: int
 ) -> tuple[tuple[Piece, ...], str, bool]:
     """The start of the best unit cut to the budget, a note saying so, and whether its
     section header fits too (when not, the piece is delivered without it)."""
@@ -405,7 +316,7 @@ def deliver_evidence(
     documents: Mapping[str, Document],
     budget: int,
     *,
-    settings: EvidenceSettings = EvidenceSettings(),
+    settings: EvidenceSettings = DEFAULT_SETTINGS,
     tokens: bool = False,
     cite: bool = False,
     cache: UnitCache | None = None,
@@ -417,8 +328,8 @@ def deliver_evidence(
     if budget < 1:
         raise InputError(f"--budget must be a positive number of {unit}, not {budget}")
     cache = cache or UnitCache(documents, settings.unit_max, settings.table_max)
-    cands = _candidates(question, groups, cache, settings, index)
-    packer = _Packer(documents, budget, cl100k_tokens if tokens else chars, cite)
+    cands = candidates(question, groups, cache, settings, index)
+    packer = _Packer(cache, budget, cl100k_tokens if tokens else chars, cite)
     queues = [
         sorted((c for c in cands if c.group == g), key=lambda c: (c.tier, -c.score))
         for g in range(len(groups))
@@ -435,9 +346,10 @@ def deliver_evidence(
     return Evidence(tuple(packer.pieces), documents, budget, unit, cite, note)
 
 
-def _take_one(packer: _Packer, queue: list[_Candidate], settings: EvidenceSettings) -> None:
+def _take_one(packer: _Packer, queue: list[Candidate], settings: EvidenceSettings) -> None:
     """Deliver the best unit of ``queue`` that fits (dropping those that do not or are
-    delivered already); a unit citing notes queues them next."""
+    delivered already); a unit citing notes queues them next, and with
+    ``settings.adjacent`` its neighbours are lifted."""
     while queue:
         c = queue.pop(0)
         p = packer.piece(c.unit, c.score)
@@ -450,6 +362,8 @@ def _take_one(packer: _Packer, queue: list[_Candidate], settings: EvidenceSettin
         if settings.notes:
             doc = packer.documents[c.unit.doc_id]
             queue[:0] = _cited_notes(doc, doc.elements[c.unit.element], c.group, c.score)
+        if settings.adjacent > 0 and c.tier == 0:
+            lift(queue, neighbours(packer.cache, c.unit), c, settings.adjacent)
         return
 
 
@@ -458,7 +372,7 @@ def deliver_plan(
     ranked: Sequence[Hit],
     documents: Mapping[str, Document],
     *,
-    settings: EvidenceSettings = EvidenceSettings(),
+    settings: EvidenceSettings = DEFAULT_SETTINGS,
     cite: bool = False,
     cache: UnitCache | None = None,
     index: UnitIndex | None = None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -155,12 +156,16 @@ class UnitCache:
 class UnitIndex:
     """BM25 over every unit of a corpus, each indexed with its context header (document line
     and section path) as a chunk with its header is: a unit then scores with the corpus's
-    statistics rather than those of a few candidates."""
+    statistics rather than those of a few candidates. With an ``embedder``, units' cosines
+    with a question too (:meth:`cosines`; vectors embedded when first asked, kept by text)."""
 
-    def __init__(self, cache: UnitCache) -> None:
+    def __init__(self, cache: UnitCache, embedder: Any = None) -> None:
         from finchunk.retrieve.lexical.bm25 import BM25Index
 
         self.cache = cache
+        self.embedder = embedder
+        self._vectors: dict[str, np.ndarray] = {}
+        self._queries: dict[str, np.ndarray] = {}
         self.units: list[Unit] = []
         for doc in cache.documents.values():
             for i in range(len(doc.elements)):
@@ -170,6 +175,20 @@ class UnitIndex:
 
     def scores(self, question: str) -> np.ndarray:
         return self.bm25.scores(question).astype(np.float64)
+
+    def cosines(self, question: str, units: Sequence[Unit]) -> np.ndarray:
+        """Each unit's cosine with ``question`` under the embedder (units with their context
+        header, as :meth:`scores` reads them); a unit's vector is embedded once."""
+        texts = [_unit_text(self.cache.documents[u.doc_id], u) for u in units]
+        new = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if new:
+            self._vectors.update(zip(new, self.embedder.embed_passages(new), strict=True))
+        q = self._queries.get(question)
+        if q is None:
+            if len(self._queries) >= 4096:
+                self._queries.clear()
+            q = self._queries[question] = self.embedder.embed_queries([question])[0]
+        return np.array([float(self._vectors[t] @ q) for t in texts], dtype=np.float64)
 
 
 def _unit_text(doc: Document, u: Unit) -> str:
