@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from finchunk.retrieve.index.build import RACY_NS
+from finchunk.retrieve.index.sources import RACY_NS
 
 BUILD = """
 import json, resource, sys, time
