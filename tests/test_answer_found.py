@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from finchunk.evaluate.measures import answer_found
+from finchunk.evaluate.answers import answer_found
 
 
 @pytest.mark.parametrize(

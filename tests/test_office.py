@@ -280,3 +280,16 @@ def test_eval_with_quote_gold_in_a_docx_and_an_xlsx(folder: Path, tmp_path: Path
     result = json.loads(report.read_text(encoding="utf-8"))
     assert "quotes aligned: 2 of 2" in done.output, done.output
     assert max(r["recall"] for r in result["results"]) > 0
+
+
+def test_docx_numbered_lists_count_and_bullets_stay_bullets(tmp_path: Path) -> None:
+    d = docx.Document()
+    d.add_paragraph("Steps", style="Heading 1")
+    for text in ("first step", "second step"):
+        d.add_paragraph(text, style="List Number")
+    for text in ("a bullet", "another"):
+        d.add_paragraph(text, style="List Bullet")
+    path = tmp_path / "steps.docx"
+    d.save(str(path))
+    doc = load(path)
+    assert "1. first step\n2. second step\n- a bullet\n- another" in doc.text

@@ -13,7 +13,7 @@ own document (``doc_ids``).
 * the paragraphs of ``rel_paragraphs`` (text and table-text answers);
 * for table and table-text answers, the *evidence rows*: the body rows holding a number
   that the answer or the derivation states (after normalising format, sign and scale with
-  :func:`finchunk.evaluate.measures.numbers`), else, for a span answer, the rows whose
+  :func:`finchunk.evaluate.answers.numbers`), else, for a span answer, the rows whose
   cells contain the answer's text; and then the table's column-header rows, one item: a
   row of figures is read through them;
 * a question whose table evidence no row shows (a count or comparison whose figures are
@@ -73,7 +73,7 @@ def _row_line(row: Sequence[str]) -> str:
 
 
 def _values(text: str) -> set[float]:
-    from finchunk.evaluate.measures import numbers
+    from finchunk.evaluate.answers import numbers
 
     out: set[float] = set()
     for readings, scale in numbers(text):

@@ -18,6 +18,7 @@ import numpy as np
 
 from finchunk.chunk import Chunker
 from finchunk.errors import InputError
+from finchunk.evaluate.answers import answer_found
 from finchunk.evaluate.corpus import Corpus
 from finchunk.evaluate.gold import GoldSet, gold_from_corpus
 from finchunk.evaluate.measures import (
@@ -28,7 +29,6 @@ from finchunk.evaluate.measures import (
     Complete,
     Measure,
     Recall,
-    answer_found,
     count_retrieved,
     score,
 )

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
 
+from finchunk.evaluate.answers import answer_found
 from finchunk.evaluate.gold import GoldSet
 from finchunk.evaluate.measures import (
     DEFAULT_THRESHOLD,
@@ -28,7 +29,6 @@ from finchunk.evaluate.measures import (
     Recall,
     Scores,
     TokenBudget,
-    answer_found,
     compare,
     score,
     token_counts,
@@ -88,7 +88,7 @@ def run_budget_rows(
     chunk that does not fit, when it packs (skips it and goes on), and (given ``evidence``)
     when it delivers evidence units (:mod:`finchunk.retrieve.query.evidence`; ``chunks`` are then
     pieces); each with recall by question type and, where the questions' answers are known,
-    answer-bearing recall (:func:`~finchunk.evaluate.measures.answer_found`).
+    answer-bearing recall (:func:`~finchunk.evaluate.answers.answer_found`).
     ``budget_tokens``: budgets in cl100k tokens, scored the same ways (rows with ``"unit":
     "tokens"``; ``chars`` is still the characters delivered)."""
     rows = []

@@ -303,9 +303,10 @@ class _Reader:
         return self._formats[key]
 
     def _find_numbered(self, num_id: str, ilvl: int) -> bool:
-        try:
-            numbering = self.doc.part.numbering_part.element
-        except (KeyError, NotImplementedError, AttributeError):
+        rels = self.doc.part.rels.values()  # read, never created (python-docx would add one)
+        part = next((r.target_part for r in rels if r.reltype == RT.NUMBERING), None)
+        numbering = getattr(part, "element", None)
+        if numbering is None:  # no numbering definitions: every list shows bullets
             return False
         for num in numbering.iter(f"{_W}num"):
             if num.get(f"{_W}numId") != num_id:
