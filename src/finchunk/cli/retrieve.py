@@ -60,6 +60,11 @@ RetrieverOpt = Annotated[
         f"bm25, bm25-words, dense, hybrid, hybrid-cc, any registered name, or {RERANK_HELP}."
     ),
 ]
+#: search's and ask's: one evidence budget in tokens (eval's --budget-tokens takes a list).
+EvidenceTokensOpt = Annotated[
+    int | None,
+    typer.Option(help="With --evidence: a budget in cl100k tokens instead of characters."),
+]
 
 
 def index_cmd(
@@ -255,10 +260,7 @@ def search_cmd(
     budget: Annotated[
         int | None, typer.Option(help="Characters: the ranked chunks that fit, up to -k.")
     ] = None,
-    budget_tokens: Annotated[
-        int | None,
-        typer.Option(help="With --evidence: a budget in cl100k tokens instead of characters."),
-    ] = None,
+    budget_tokens: EvidenceTokensOpt = None,
     evidence: Annotated[
         bool,
         typer.Option(
@@ -350,10 +352,7 @@ def ask_cmd(
             "the evidence's budget)."
         ),
     ] = None,
-    budget_tokens: Annotated[
-        int | None,
-        typer.Option(help="With --evidence: a budget in cl100k tokens instead of characters."),
-    ] = None,
+    budget_tokens: EvidenceTokensOpt = None,
     evidence: Annotated[
         bool,
         typer.Option(
